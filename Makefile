@@ -1,0 +1,338 @@
+# pg_rseq top-level Makefile.
+#
+# `make postgres` builds PostgreSQL 18 twice (three times with CASSERT=1),
+# side by side, from one pristine source tree:
+#
+#   $(BUILD)/src/postgresql-18.x      pristine source (Debian orig tarball or PG_SRC)
+#   $(BUILD)/pg/src-stock             build tree, stock         -> $(BUILD)/pg/stock
+#   $(BUILD)/pg/src-patched           build tree, lwlock_patch/ -> $(BUILD)/pg/patched
+#   $(BUILD)/pg/src-patched-cassert   same + --enable-cassert   -> $(BUILD)/pg/patched-cassert
+#
+# Every step is guarded by a stamp file, so a second `make postgres` with
+# nothing changed does not enter the PostgreSQL trees at all.
+#
+# Other parts of the project hook in through <dir>/<dir>.mk files (for example
+# bench/bench.mk, tests/tests.mk): they are included below and may append to
+# CHECK_TARGETS, e.g. `CHECK_TARGETS += ext-check`.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+# ---------------------------------------------------------------------------
+# User variables
+# ---------------------------------------------------------------------------
+BUILD   ?= $(CURDIR)/build
+# Optional: an unpacked postgresql-18.x source tree (otherwise Debian's
+# postgresql-18 orig tarball from $(PG_SUITE) is fetched).
+PG_SRC  ?=
+# 1: also build $(BUILD)/pg/patched-cassert (--enable-cassert).
+CASSERT ?= 0
+# Parallelism inside each PostgreSQL build (the machine has 2 cores).
+JOBS    ?= 3
+# 1: enter the PostgreSQL trees with make even if no stamp is out of date
+# (use after editing files inside $(BUILD)/pg/src-* by hand).
+PG_REMAKE ?= 0
+
+# Where the source comes from when PG_SRC is empty.
+PG_SRC_PACKAGE ?= postgresql-18
+PG_SUITE       ?= sid
+DEBIAN_MIRROR  ?= http://deb.debian.org/debian
+
+# Same for every flavour; only --enable-cassert is added for patched-cassert.
+# --enable-depend only records header dependencies (so that editing a header
+# in lwlock_patch/ recompiles its users); it does not change the binaries.
+PG_CONFIGURE_OPTS ?= --enable-debug --enable-depend --without-icu --with-readline --with-zlib
+PG_CFLAGS         ?= -O2 -g
+
+# Packages the build needs (checked with dpkg-query, installed if missing).
+PG_BUILD_DEPS ?= build-essential bison flex libreadline-dev zlib1g-dev pkg-config \
+                 libicu-dev perl rsync bzip2 patch util-linux
+
+override BUILD := $(abspath $(BUILD))
+ifneq ($(strip $(PG_SRC)),)
+override PG_SRC := $(abspath $(PG_SRC))
+endif
+
+# ---------------------------------------------------------------------------
+# Derived paths (other makefiles may use these)
+# ---------------------------------------------------------------------------
+APT_DIR   := $(BUILD)/apt
+SRC_DIR   := $(BUILD)/src
+PG_DIR    := $(BUILD)/pg
+PATCH_DIR := $(CURDIR)/lwlock_patch
+
+PG_STOCK_PREFIX   := $(PG_DIR)/stock
+PG_PATCHED_PREFIX := $(PG_DIR)/patched
+PG_CASSERT_PREFIX := $(PG_DIR)/patched-cassert
+
+# Pristine tree: the stamp's first line is its absolute path, the second its version.
+PRISTINE_STAMP  := $(SRC_DIR)/.pristine
+PRISTINE_ORIGIN := $(SRC_DIR)/.origin
+pristine_dir     = $$(sed -n 1p $(PRISTINE_STAMP))
+pristine_version = $$(sed -n 2p $(PRISTINE_STAMP))
+
+# Patched source staging tree (pristine + lwlock_patch/*.patch + copied files).
+STAGE_DIR   := $(PG_DIR)/stage-patched
+STAGE_STAMP := $(PG_DIR)/.stage-patched.stamp
+STAGE_LIST  := $(PG_DIR)/.stage-patched.inputs
+PATCHES     := $(sort $(wildcard $(PATCH_DIR)/*.patch))
+# <file in lwlock_patch/>:<destination in the PostgreSQL tree>
+PATCH_COPIES := rseq_slice.h:src/include/port/rseq_slice.h \
+                rseq_slice_kernel.c:src/backend/storage/lmgr/rseq_slice_kernel.c
+PATCH_COPY_SRCS := $(wildcard $(foreach c,$(PATCH_COPIES),$(PATCH_DIR)/$(firstword $(subst :, ,$(c)))))
+
+FLAVORS := stock patched
+ifeq ($(CASSERT),1)
+FLAVORS += patched-cassert
+endif
+
+# Per-flavour paths and stamps.  $(call tree,F) / $(call prefix,F).
+tree          = $(PG_DIR)/src-$(1)
+prefix        = $(PG_DIR)/$(1)
+synced_stamp  = $(call tree,$(1))/.pg_rseq-synced
+config_file   = $(call tree,$(1))/.pg_rseq-config
+config_stamp  = $(call tree,$(1))/.pg_rseq-configured
+built_stamp   = $(call tree,$(1))/.pg_rseq-built
+install_stamp = $(call prefix,$(1))/.pg_rseq-installed
+origin_stamp  = $(if $(filter stock,$(1)),$(PRISTINE_STAMP),$(STAGE_STAMP))
+origin_dir    = $(if $(filter stock,$(1)),$(pristine_dir),$(STAGE_DIR))
+flavor_opts   = $(if $(filter %-cassert,$(1)),--enable-cassert)
+
+# Depend on these (not on the phony targets) from other makefiles.
+PG_STOCK_STAMP   := $(call install_stamp,stock)
+PG_PATCHED_STAMP := $(call install_stamp,patched)
+PG_CASSERT_STAMP := $(call install_stamp,patched-cassert)
+
+# PostgreSQL's make, without our command-line variables or jobserver, and
+# serialised across flavours (one PostgreSQL build at a time on 2 cores).
+PG_LOCK := $(PG_DIR)/.build.lock
+PGMAKE   = flock $(PG_LOCK) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make
+
+# initdb/postgres refuse to run as root: run them as $(PG_RUN_USER) then.
+ifeq ($(shell id -u),0)
+PG_RUN_USER ?= pgrseq
+AS_PG_USER  := runuser -u $(PG_RUN_USER) --
+else
+PG_RUN_USER ?=
+AS_PG_USER  :=
+endif
+
+msg = echo "[pg_rseq] $(1)"
+
+# Write $(1) with content $(2) only if it differs (keeps the mtime otherwise).
+define write_if_changed
+	mkdir -p $(dir $(1)); \
+	printf '%s\n' $(2) > $(1).tmp; \
+	if cmp -s $(1).tmp $(1); then rm -f $(1).tmp; else mv -f $(1).tmp $(1); fi
+endef
+
+# rsync $(1)/ into $(2)/ in checksum mode: only changed files are rewritten
+# (and get a new mtime).  Files that the previous sync brought in and that
+# are gone from $(1) are deleted; every other file in $(2) is a build output
+# and is kept (plain `rsync --delete` would remove them).
+define sync_tree
+	mkdir -p $(2); \
+	(cd $(1) && find . \( -type f -o -type l \) ! -name '.pg_rseq-*' -print | LC_ALL=C sort) > $(2)/.pg_rseq-manifest.new; \
+	rsync -rlc --exclude='/.pg_rseq-*' $(1)/ $(2)/; \
+	if [ -f $(2)/.pg_rseq-manifest ]; then \
+	  LC_ALL=C comm -23 $(2)/.pg_rseq-manifest $(2)/.pg_rseq-manifest.new \
+	    | (cd $(2) && tr '\n' '\0' | xargs -0 -r rm -fv --); \
+	fi; \
+	mv -f $(2)/.pg_rseq-manifest.new $(2)/.pg_rseq-manifest
+endef
+
+.PHONY: all postgres postgres-deps postgres-check clean-postgres distclean-postgres \
+        check help FORCE postgres-stock postgres-patched postgres-patched-cassert
+
+all: postgres
+
+help:
+	@echo "make postgres        build $(FLAVORS) under $(PG_DIR)"
+	@echo "make postgres CASSERT=1   also build patched-cassert"
+	@echo "make postgres-check  PostgreSQL regression suite on the patched tree"
+	@echo "make check           $(CHECK_TARGETS)"
+	@echo "make clean-postgres  rm -rf $(PG_DIR)"
+
+postgres: $(addprefix postgres-,$(FLAVORS))
+	@$(call msg,installs: $(foreach f,$(FLAVORS),$(call prefix,$(f))))
+
+FORCE:
+
+# ---------------------------------------------------------------------------
+# Build dependencies
+# ---------------------------------------------------------------------------
+postgres-deps:
+	@missing=""; \
+	for p in $(PG_BUILD_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $(call msg,installing$$missing); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
+	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
+	fi
+
+# ---------------------------------------------------------------------------
+# Pristine source
+# ---------------------------------------------------------------------------
+# Records where the source comes from; re-fetch/re-copy only when that changes.
+$(PRISTINE_ORIGIN): FORCE
+	@$(call write_if_changed,$@,$(if $(PG_SRC),"PG_SRC=$(PG_SRC)","apt:$(PG_SUITE):$(PG_SRC_PACKAGE)"))
+
+$(PRISTINE_STAMP): $(PRISTINE_ORIGIN) | postgres-deps
+	@mkdir -p $(SRC_DIR)
+ifneq ($(PG_SRC),)
+	@test -x $(PG_SRC)/configure || { echo "PG_SRC=$(PG_SRC): no configure script" >&2; exit 1; }
+	@ver=$$(sed -n "s/^PACKAGE_VERSION='\(.*\)'$$/\1/p" $(PG_SRC)/configure); \
+	case "$$ver" in 18.*|18beta*|18rc*) ;; *) echo "PG_SRC is PostgreSQL '$$ver', expected 18.x" >&2; exit 1;; esac; \
+	dest=$(SRC_DIR)/postgresql-$$ver; \
+	$(call msg,copying $(PG_SRC) to $$dest); \
+	rsync -a --delete $(PG_SRC)/ $$dest/; \
+	printf '%s\n%s\n' "$$dest" "$$ver" > $@
+else
+	@mkdir -p $(APT_DIR)/state/lists/partial $(APT_DIR)/cache/archives/partial $(APT_DIR)/download
+	@echo "deb-src $(DEBIAN_MIRROR) $(PG_SUITE) main" > $(APT_DIR)/sources.list
+	@$(call msg,apt-get update (private config in $(APT_DIR), $(PG_SUITE) deb-src only))
+	@apt-get -q $(APT_OPTS) update
+	@$(call msg,apt-get source --download-only $(PG_SRC_PACKAGE))
+	@cd $(APT_DIR)/download && rm -f ./* && apt-get -q $(APT_OPTS) source --download-only $(PG_SRC_PACKAGE)
+	@orig=$$(ls $(APT_DIR)/download/$(PG_SRC_PACKAGE)_*.orig.tar.* | grep -v '\.asc$$' | head -1); \
+	test -f "$$orig" || { echo "no orig tarball in $(APT_DIR)/download" >&2; exit 1; }; \
+	$(call msg,unpacking $$orig); \
+	rm -rf $(SRC_DIR)/unpack && mkdir -p $(SRC_DIR)/unpack && tar -xf "$$orig" -C $(SRC_DIR)/unpack; \
+	top=$$(ls $(SRC_DIR)/unpack); \
+	test -x $(SRC_DIR)/unpack/$$top/configure || { echo "unexpected tarball layout: $$top" >&2; exit 1; }; \
+	ver=$$(sed -n "s/^PACKAGE_VERSION='\(.*\)'$$/\1/p" $(SRC_DIR)/unpack/$$top/configure); \
+	dest=$(SRC_DIR)/postgresql-$$ver; \
+	rm -rf $$dest && mv $(SRC_DIR)/unpack/$$top $$dest && rmdir $(SRC_DIR)/unpack; \
+	printf '%s\n%s\n' "$$dest" "$$ver" > $@; \
+	$(call msg,pristine source: $$dest)
+endif
+
+# Private apt configuration: never touches the machine's own sources.
+APT_OPTS = -o Dir::Etc::sourcelist=$(APT_DIR)/sources.list \
+           -o Dir::Etc::sourceparts=- \
+           -o Dir::State=$(APT_DIR)/state \
+           -o Dir::Cache=$(APT_DIR)/cache \
+           -o APT::Sandbox::User=root
+
+# ---------------------------------------------------------------------------
+# Patched source staging: pristine + lwlock_patch/*.patch (sorted) + copies
+# ---------------------------------------------------------------------------
+# The list of inputs, so that removing a patch also restages.
+$(STAGE_LIST): FORCE
+	@$(call write_if_changed,$@,$(notdir $(PATCHES) $(PATCH_COPY_SRCS)) "--")
+
+$(STAGE_STAMP): $(PRISTINE_STAMP) $(STAGE_LIST) $(PATCHES) $(PATCH_COPY_SRCS)
+	@$(call msg,staging patched source in $(STAGE_DIR))
+	@rm -rf $(STAGE_DIR).tmp && cp -a $(pristine_dir) $(STAGE_DIR).tmp
+	@for p in $(PATCHES); do \
+	  $(call msg,applying $$(basename $$p)); \
+	  patch -d $(STAGE_DIR).tmp -p1 --forward --batch --no-backup-if-mismatch < $$p \
+	    || { echo "*** $$p does not apply (see the .rej files in $(STAGE_DIR).tmp)" >&2; exit 1; }; \
+	done; \
+	rej=$$(find $(STAGE_DIR).tmp -name '*.rej'); \
+	if [ -n "$$rej" ]; then echo "*** rejected hunks: $$rej" >&2; exit 1; fi
+	@for c in $(PATCH_COPIES); do \
+	  src=$(PATCH_DIR)/$${c%%:*}; dst=$(STAGE_DIR).tmp/$${c#*:}; \
+	  if [ -f $$src ]; then $(call msg,copying $${c%%:*} -> $${c#*:}); mkdir -p $$(dirname $$dst); cp $$src $$dst; fi; \
+	done
+	@rm -rf $(STAGE_DIR) && mv $(STAGE_DIR).tmp $(STAGE_DIR)
+	@touch $@
+
+# ---------------------------------------------------------------------------
+# Per-flavour rules: sync -> configure -> make -> make install
+# ---------------------------------------------------------------------------
+define flavor_rules
+postgres-$(1): $(call install_stamp,$(1))
+
+$(call synced_stamp,$(1)): $(call origin_stamp,$(1))
+	@$$(call msg,syncing $(call tree,$(1)))
+	@$$(call sync_tree,$$(call origin_dir,$(1)),$(call tree,$(1)))
+	@touch $$@
+
+# Configure options + source version + configure script checksum.
+$(call config_file,$(1)): $(call synced_stamp,$(1)) FORCE
+	@$$(call write_if_changed,$$@,"--prefix=$(call prefix,$(1))" $(PG_CONFIGURE_OPTS) $(call flavor_opts,$(1)) "CFLAGS=$(PG_CFLAGS)" \
+	  "version=$$(pristine_version)" "configure=$$$$(md5sum < $(call tree,$(1))/configure | cut -d' ' -f1)")
+
+$(call config_stamp,$(1)): $(call config_file,$(1))
+	@$$(call msg,configure $(1) (log: $(call tree,$(1))/.pg_rseq-configure.log))
+	@cd $(call tree,$(1)) && SECONDS=0 && \
+	  flock $(PG_LOCK) ./configure --prefix=$(call prefix,$(1)) $(PG_CONFIGURE_OPTS) $(call flavor_opts,$(1)) \
+	    CFLAGS='$(PG_CFLAGS)' > .pg_rseq-configure.log 2>&1 \
+	  || { tail -n 40 .pg_rseq-configure.log; exit 1; }; \
+	  $$(call msg,configure $(1): $$$${SECONDS}s)
+	@touch $$@
+
+$(call built_stamp,$(1)): $(call config_stamp,$(1)) $(call synced_stamp,$(1)) $(if $(filter 1,$(PG_REMAKE)),FORCE)
+	@$$(call msg,make -j$(JOBS) in $(call tree,$(1)))
+	@SECONDS=0; $$(PGMAKE) -C $(call tree,$(1)) -j$(JOBS) -s; $$(call msg,make $(1): $$$${SECONDS}s)
+	@touch $$@
+
+$(call install_stamp,$(1)): $(call built_stamp,$(1))
+	@$$(call msg,make install -> $(call prefix,$(1)))
+	@$$(PGMAKE) -C $(call tree,$(1)) install -s
+	@for b in postgres pgbench pg_config psql initdb pg_ctl; do \
+	  test -x $(call prefix,$(1))/bin/$$$$b || { echo "missing $(call prefix,$(1))/bin/$$$$b" >&2; exit 1; }; \
+	done; \
+	test -f "$$$$($(call prefix,$(1))/bin/pg_config --pgxs)" || { echo "PGXS not installed in $(call prefix,$(1))" >&2; exit 1; }
+	@touch $$@
+endef
+
+$(foreach f,stock patched patched-cassert,$(eval $(call flavor_rules,$(f))))
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
+# Make $(1) writable by $(PG_RUN_USER) (no-op when not root).
+define give_to_pg_user
+	if [ -n "$(AS_PG_USER)" ]; then \
+	  id -u $(PG_RUN_USER) >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin $(PG_RUN_USER); \
+	  chown -R $(PG_RUN_USER): $(1); \
+	fi
+endef
+
+# PostgreSQL's own regression suite (temp install) on the patched tree.
+postgres-check: $(call built_stamp,patched)
+	@$(call msg,make check in $(call tree,patched)$(if $(AS_PG_USER), as $(PG_RUN_USER)))
+	@$(call give_to_pg_user,$(call tree,patched))
+	@cd $(call tree,patched) && touch .pg_rseq-check.start && SECONDS=0 && \
+	if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make check 2>&1 | tee .pg_rseq-check.log; then \
+	  $(call msg,postgres-check: $${SECONDS}s); \
+	  st=0; \
+	else \
+	  st=1; \
+	  for d in $$(find . -name regression.diffs -newer .pg_rseq-check.start); do \
+	    echo "===== $$d ====="; cat $$d; \
+	  done; \
+	fi; \
+	pass=$$(grep -cE '^ok [0-9]+ ' .pg_rseq-check.log || true); \
+	fail=$$(grep -cE '^not ok [0-9]+ ' .pg_rseq-check.log || true); \
+	echo "postgres-check: $$pass passed, $$fail failed"; \
+	exit $$st
+
+clean-postgres:
+	rm -rf $(PG_DIR)
+
+# Also forget the fetched source and the private apt state.
+distclean-postgres: clean-postgres
+	rm -rf $(SRC_DIR) $(APT_DIR)
+
+# ---------------------------------------------------------------------------
+# Hooks for the rest of the project
+# ---------------------------------------------------------------------------
+# `make check` runs every target in CHECK_TARGETS.  Parts of the project add
+# theirs from <dir>/<dir>.mk (bench/bench.mk, tests/tests.mk, ...), which are
+# included here, before the check rule is read:
+#     CHECK_TARGETS += my-check
+CHECK_TARGETS := postgres-check
+
+PG_RSEQ_MAKEFILES := $(foreach d,$(patsubst %/,%,$(filter-out build/,$(wildcard */))),$(wildcard $(d)/$(d).mk))
+-include $(PG_RSEQ_MAKEFILES)
+
+check: $(CHECK_TARGETS)
