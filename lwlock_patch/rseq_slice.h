@@ -1,0 +1,603 @@
+/*-------------------------------------------------------------------------
+ *
+ * rseq_slice.h
+ *	  The rseq time slice extension protocol: the single source of truth for
+ *	  the rseq area layout, the kernel constants and the inline fast path.
+ *
+ * Standalone C99 (also valid C++): no PostgreSQL includes.  Used by the
+ * PostgreSQL patch (installed as port/rseq_slice.h), the pg_rseq extension,
+ * the unit tests and the benchmarks.
+ *
+ * Facts (offsets, constants, error numbers) come from the Linux 7.2.13
+ * sources and measurements on 6.18 and 7.2 recorded in
+ * shared/docs/rseq-slice-abi.md.  Summary:
+ *
+ *	- struct rseq (x86_64): rseq_cs at 8, flags at 16, slice_ctrl at 28
+ *	  (u8 request, u8 granted), feature size 33 on 7.2 (28 on 6.18).
+ *	- Upstream protocol (Linux 7.0+, CONFIG_RSEQ_SLICE_EXTENSION, only for a
+ *	  V2 registration with rseq_len > 32): set request = 1 on entering a
+ *	  critical section; on leaving clear it and, if granted is set, call
+ *	  rseq_slice_yield (syscall 471).  Plain stores: all CPU-local.
+ *	- 2023 proof of concept ("poc"): u32 cr_flags at offset 28, bit 0 set by
+ *	  user space, bit 1 set by the kernel = "yield when done".  Never merged.
+ *	- Preemption marker (every kernel with rseq): store an empty-range
+ *	  rseq_cs descriptor; the kernel clears rseq_cs when it preempts the
+ *	  thread (legacy registration: after every context switch and before
+ *	  signal delivery; V2: when interrupted and scheduled out, or on a
+ *	  signal).  A cleared marker at release = "descheduled while holding".
+ *
+ * Nesting: the kernel keeps no nesting counter.  The state below keeps a
+ * depth; request is written only on depth 0 -> 1 and 1 -> 0.
+ *
+ * Fast path cost: rseq_slice_enter()/rseq_slice_leave() are static inline,
+ * use no atomic instructions and make no system call unless the kernel
+ * granted an extension (then one rseq_slice_yield).  Out-of-line code is
+ * only called by the contended paths (rseq_slice_wait_begin/end are inline
+ * too, but are only called while spinning or sleeping).
+ *
+ * lwlock_patch/rseq_slice.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RSEQ_SLICE_H
+#define RSEQ_SLICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------
+ * Compile-time assertions usable from C99, C11 and C++.
+ * ----------
+ */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define RSEQ_SLICE_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define RSEQ_SLICE_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#else
+#define RSEQ_SLICE_CONCAT_(a, b) a##b
+#define RSEQ_SLICE_CONCAT(a, b) RSEQ_SLICE_CONCAT_(a, b)
+#define RSEQ_SLICE_STATIC_ASSERT(cond, msg) \
+	typedef char RSEQ_SLICE_CONCAT(rseq_slice_static_assert_, __LINE__)[(cond) ? 1 : -1]
+#endif
+
+/* Is the protocol implemented for this platform?  (x86_64 Linux only.) */
+#if defined(__linux__) && defined(__x86_64__)
+#define RSEQ_SLICE_SUPPORTED 1
+#else
+#define RSEQ_SLICE_SUPPORTED 0
+#endif
+
+#define RSEQ_SLICE_LIKELY(x)	__builtin_expect(!!(x), 1)
+#define RSEQ_SLICE_UNLIKELY(x)	__builtin_expect(!!(x), 0)
+/* Compiler barrier: orders our stores against the lock's own accesses. */
+#define RSEQ_SLICE_BARRIER()	__asm__ __volatile__("" ::: "memory")
+
+/* ----------
+ * Kernel constants (Linux 7.2.13 uapi; x86_64 syscall numbers)
+ * ----------
+ */
+#define RSEQ_SLICE_SIG					0x53053053u /* RSEQ_SIG on x86 */
+#define RSEQ_SLICE_NR_RSEQ				334 /* __NR_rseq, x86_64 */
+#define RSEQ_SLICE_NR_YIELD				471 /* __NR_rseq_slice_yield, 7.0+ */
+#define RSEQ_SLICE_FLAG_UNREGISTER		(1 << 0)	/* rseq() flags */
+#define RSEQ_SLICE_FLAG_SLICE_EXT_DEFAULT_ON (1 << 1)
+#define RSEQ_SLICE_ORIG_SIZE			32	/* legacy registration length */
+#define RSEQ_SLICE_FEATURE_SIZE_SLICE	33	/* feature size with slice_ctrl */
+#define RSEQ_SLICE_AT_FEATURE_SIZE		27	/* getauxval() keys */
+#define RSEQ_SLICE_AT_ALIGN				28
+/* struct rseq.flags bits written by the kernel */
+#define RSEQ_SLICE_CPU_FLAG_AVAILABLE	(1u << 4)	/* SLICE_EXT_AVAILABLE */
+#define RSEQ_SLICE_CPU_FLAG_ENABLED		(1u << 5)	/* SLICE_EXT_ENABLED */
+/* prctl(PR_RSEQ_SLICE_EXTENSION, GET|SET, ENABLE, 0, 0) */
+#define RSEQ_SLICE_PR_SLICE_EXTENSION	79
+#define RSEQ_SLICE_PR_GET				1
+#define RSEQ_SLICE_PR_SET				2
+#define RSEQ_SLICE_PR_ENABLE			1
+#define RSEQ_SLICE_ENOTSUPP				524 /* kernel-internal errno */
+/* cpu_id values that mean "not registered" */
+#define RSEQ_SLICE_CPU_ID_UNINITIALIZED	((uint32_t) -1)
+#define RSEQ_SLICE_CPU_ID_REGISTRATION_FAILED ((uint32_t) -2)
+/* 2023 proof of concept: cr_flags bits */
+#define RSEQ_SLICE_POC_IN_CRITICAL_SECTION	(1u << 0)
+#define RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED	(1u << 1)
+
+/* ----------
+ * The rseq area (struct rseq on Linux 7.2, x86_64, little endian)
+ * ----------
+ */
+typedef struct rseq_slice_ctrl
+{
+	uint8_t		request;		/* user sets 1 to ask; kernel clears on grant */
+	uint8_t		granted;		/* kernel sets 1 on grant, clears on resched */
+	uint16_t	reserved;
+} rseq_slice_ctrl;
+
+typedef union rseq_slice_word
+{
+	rseq_slice_ctrl ctrl;		/* upstream (7.0+) */
+	uint32_t	poc_cr_flags;	/* 2023 proof of concept */
+} rseq_slice_word;
+
+typedef struct rseq_slice_area
+{
+	uint32_t	cpu_id_start;	/* 0: kernel */
+	uint32_t	cpu_id;			/* 4: kernel */
+	uint64_t	rseq_cs;		/* 8: user sets, kernel clears */
+	uint32_t	flags;			/* 16: kernel; SLICE_EXT_* bits */
+	uint32_t	node_id;		/* 20: kernel */
+	uint32_t	mm_cid;			/* 24: kernel */
+	rseq_slice_word slice;		/* 28: slice_ctrl / cr_flags */
+	uint8_t		end_reserved;	/* 32: makes the feature size 33 */
+} rseq_slice_area;
+
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, cpu_id_start) == 0, "cpu_id_start");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, cpu_id) == 4, "cpu_id");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, rseq_cs) == 8, "rseq_cs");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, flags) == 16, "flags");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, node_id) == 20, "node_id");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, mm_cid) == 24, "mm_cid");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, slice) == 28, "slice_ctrl");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, slice.ctrl.request) == 28, "request");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, slice.ctrl.granted) == 29, "granted");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_area, end_reserved) == 32, "end");
+
+/*
+ * Storage for a registration owned by the project: 64-byte aligned (7.2's
+ * AT_RSEQ_ALIGN), room for feature sizes up to 256 bytes.
+ */
+#define RSEQ_SLICE_AREA_STORAGE 256
+typedef struct rseq_slice_area_storage
+{
+	union
+	{
+		rseq_slice_area area;
+		unsigned char bytes[RSEQ_SLICE_AREA_STORAGE];
+	}			u;
+} __attribute__((aligned(64))) rseq_slice_area_storage;
+
+/*
+ * struct rseq_cs: the critical-section descriptor.  Ours has an empty range
+ * (start_ip 0, post_commit_offset 0), so the kernel clears rseq_cs whenever
+ * it evaluates it.  abort_ip must point just past a 4-byte word holding the
+ * signature: 6.x kernels check the signature before the range and kill the
+ * thread (SIGSEGV) on a mismatch.  32-byte aligned.
+ */
+typedef struct rseq_slice_cs
+{
+	uint32_t	version;
+	uint32_t	flags;
+	uint64_t	start_ip;
+	uint64_t	post_commit_offset;
+	uint64_t	abort_ip;
+} __attribute__((aligned(32))) rseq_slice_cs;
+
+RSEQ_SLICE_STATIC_ASSERT(sizeof(rseq_slice_cs) == 32, "struct rseq_cs");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_cs, abort_ip) == 24, "abort_ip");
+
+/* ----------
+ * Modes
+ * ----------
+ */
+typedef enum rseq_slice_mode
+{
+	RSEQ_SLICE_MODE_OFF = 0,	/* touches nothing; depth only */
+	RSEQ_SLICE_MODE_MEASURE = 1,	/* preemption marker, no requests */
+	RSEQ_SLICE_MODE_UPSTREAM = 2,	/* marker + Linux 7.x slice requests */
+	RSEQ_SLICE_MODE_POC = 3,	/* marker + 2023 cr_flags requests */
+	RSEQ_SLICE_MODE_AUTO = 4	/* setting only: upstream if granted, else
+								 * measure */
+} rseq_slice_mode;
+
+#define RSEQ_SLICE_NMODES 5
+
+/* Lowercase names of the modes, indexed by rseq_slice_mode. */
+extern const char *const rseq_slice_mode_names[RSEQ_SLICE_NMODES];
+
+/* ----------
+ * Counters of one thread (one PostgreSQL backend).  One writer, plain
+ * 64-bit stores; readers in other processes may see a value one event old.
+ * Units: counts, except max_depth (locks).
+ * ----------
+ */
+#define RSEQ_SLICE_MAX_KINDS 4
+
+typedef struct rseq_slice_counters
+{
+	uint64_t	entries[RSEQ_SLICE_MAX_KINDS];	/* enter() calls per lock kind */
+	uint64_t	sections;		/* outermost sections (depth 0 -> 1) */
+	uint64_t	nested;			/* enter() at depth >= 1 */
+	uint64_t	max_depth;		/* deepest nesting seen */
+	uint64_t	requests;		/* request windows opened */
+	uint64_t	grants;			/* grants seen: granted at close + revoked */
+	uint64_t	revoked;		/* request cleared by the kernel, granted
+								 * already clear at close */
+	uint64_t	yields;			/* rseq_slice_yield calls */
+	uint64_t	yields_in_grant;	/* ... that returned 1 */
+	uint64_t	descheduled;	/* marker found cleared at a release */
+} rseq_slice_counters;
+
+/* Events returned by rseq_slice_leave(), for attribution by the caller. */
+#define RSEQ_SLICE_EV_DESCHEDULED	(1u << 0)
+#define RSEQ_SLICE_EV_GRANTED		(1u << 1)
+#define RSEQ_SLICE_EV_REVOKED		(1u << 2)
+#define RSEQ_SLICE_EV_YIELDED		(1u << 3)	/* yield returned 1 */
+#define RSEQ_SLICE_EV_YIELD_CALLED	(1u << 4)
+
+/* ----------
+ * Per-thread state.  PostgreSQL keeps one per backend process; threaded
+ * users keep one per thread (e.g. thread_local).
+ * ----------
+ */
+typedef struct rseq_slice_state
+{
+	uint32_t	depth;			/* nesting depth: sections entered, not left */
+	uint8_t		mode;			/* rseq_slice_mode in force (never AUTO) */
+	uint8_t		armed;			/* we stored the marker in rseq_cs */
+	uint8_t		waiting;		/* in wait_begin/wait_end at depth 1 */
+	uint8_t		pending;		/* a mode switch waits for depth 0 */
+	uint8_t		pending_mode;	/* the mode to switch to */
+	volatile rseq_slice_area *area; /* registered area, NULL if none */
+	uint64_t	marker;			/* address of our rseq_slice_cs */
+	rseq_slice_counters *ctr;	/* where to count; never NULL */
+} rseq_slice_state;
+
+/*
+ * The yield system call.  Tests may define RSEQ_SLICE_YIELD_HOOK(state) to an
+ * expression returning long before including this header, to emulate the
+ * kernel.
+ */
+#ifdef RSEQ_SLICE_YIELD_HOOK
+#define rseq_slice_sys_yield(s) RSEQ_SLICE_YIELD_HOOK(s)
+#else
+static inline long
+rseq_slice_sys_yield(rseq_slice_state *s)
+{
+	(void) s;
+#if RSEQ_SLICE_SUPPORTED
+	long		ret;
+
+	__asm__ __volatile__("syscall"
+						 : "=a"(ret)
+						 : "0"((long) RSEQ_SLICE_NR_YIELD)
+						 : "rcx", "r11", "memory");
+	return ret;
+#else
+	return 0;
+#endif
+}
+#endif
+
+/*
+ * rseq_slice_close_request: end the request window of the current outermost
+ * section (upstream or poc mode).  Returns RSEQ_SLICE_EV_* bits.
+ *
+ * Upstream: read request, clear it, then read granted.  granted set: call
+ * rseq_slice_yield (counts yields, and yields_in_grant when it returns 1).
+ * request already clear and granted clear: the kernel granted and then
+ * revoked the extension.  Both count as a grant, so that
+ * grants = debugfs s_granted (shared/docs/rseq-slice-abi.md, measured).
+ *
+ * PoC: cr_flags is one word shared with the kernel; without an atomic
+ * exchange a grant that lands between the load and the store is missed
+ * (two instructions).  PoC mode is never chosen automatically.
+ */
+static inline unsigned
+rseq_slice_close_request(rseq_slice_state *s)
+{
+	volatile rseq_slice_area *a = s->area;
+	rseq_slice_counters *c = s->ctr;
+	unsigned	ev = 0;
+	int			granted;
+
+	RSEQ_SLICE_BARRIER();
+	if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
+	{
+		uint8_t		req = a->slice.ctrl.request;
+
+		a->slice.ctrl.request = 0;
+		RSEQ_SLICE_BARRIER();
+		granted = a->slice.ctrl.granted != 0;
+		if (!granted && req == 0)
+		{
+			c->grants++;
+			c->revoked++;
+			return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED;
+		}
+	}
+	else
+	{
+		uint32_t	f = a->slice.poc_cr_flags;
+
+		a->slice.poc_cr_flags = 0;
+		granted = (f & RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED) != 0;
+	}
+	if (RSEQ_SLICE_UNLIKELY(granted))
+	{
+		long		r;
+
+		c->grants++;
+		c->yields++;
+		r = rseq_slice_sys_yield(s);
+		ev = RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
+		if (r == 1)
+		{
+			c->yields_in_grant++;
+			ev |= RSEQ_SLICE_EV_YIELDED;
+		}
+	}
+	return ev;
+}
+
+/* Open a request window (upstream or poc mode). */
+static inline void
+rseq_slice_open_request(rseq_slice_state *s)
+{
+	s->ctr->requests++;
+	if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
+		s->area->slice.ctrl.request = 1;
+	else
+		s->area->slice.poc_cr_flags = RSEQ_SLICE_POC_IN_CRITICAL_SECTION;
+	RSEQ_SLICE_BARRIER();
+}
+
+/* Arm the preemption marker if rseq_cs is free (0); other code may own it. */
+static inline void
+rseq_slice_arm(rseq_slice_state *s)
+{
+	if (s->area->rseq_cs == 0)
+	{
+		s->area->rseq_cs = s->marker;
+		s->armed = 1;
+	}
+}
+
+/* Apply a deferred mode switch; only at depth 0.  Out of the fast path. */
+static inline void
+rseq_slice_apply_pending(rseq_slice_state *s)
+{
+	s->mode = s->pending_mode;
+	s->pending = 0;
+}
+
+/*
+ * rseq_slice_enter: enter a critical section of lock kind `kind`
+ * (0 .. RSEQ_SLICE_MAX_KINDS - 1, the caller's numbering).
+ *
+ * depth 0 -> 1: arm the marker, open a request window (upstream/poc).
+ * depth >= 1: count a nested entry and the maximum depth.
+ * Mode off: only the depth changes.
+ */
+static inline void
+rseq_slice_enter(rseq_slice_state *s, unsigned kind)
+{
+	uint32_t	d = s->depth++;
+	rseq_slice_counters *c;
+
+	if (s->mode == RSEQ_SLICE_MODE_OFF)
+		return;
+	c = s->ctr;
+	c->entries[kind]++;
+	if (RSEQ_SLICE_LIKELY(d == 0))
+	{
+		c->sections++;
+		rseq_slice_arm(s);
+		if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+			rseq_slice_open_request(s);
+	}
+	else
+	{
+		c->nested++;
+		if (d + 1 > c->max_depth)
+			c->max_depth = d + 1;
+	}
+	RSEQ_SLICE_BARRIER();
+}
+
+/*
+ * rseq_slice_leave: leave the innermost section.  Call right after the
+ * lock was released.  Returns 0, or RSEQ_SLICE_EV_* bits when something
+ * happened (descheduled while holding, grant, yield) so that the caller can
+ * attribute it to the lock just released.
+ *
+ * At every release the marker is checked: cleared by the kernel means the
+ * thread was descheduled (or took a signal) while holding; it is re-armed
+ * if sections remain.  At depth 1 -> 0 the request window is closed and
+ * rseq_cs is left 0.
+ */
+static inline unsigned
+rseq_slice_leave(rseq_slice_state *s)
+{
+	uint32_t	d = --s->depth;
+	unsigned	ev = 0;
+
+	RSEQ_SLICE_BARRIER();
+	if (s->mode != RSEQ_SLICE_MODE_OFF)
+	{
+		if (s->armed)
+		{
+			uint64_t	cs = s->area->rseq_cs;
+
+			if (RSEQ_SLICE_UNLIKELY(cs == 0))
+			{
+				s->ctr->descheduled++;
+				ev = RSEQ_SLICE_EV_DESCHEDULED;
+			}
+			if (d == 0)
+			{
+				if (cs == s->marker)
+					s->area->rseq_cs = 0;
+				s->armed = 0;
+			}
+			else if (cs == 0)
+				s->area->rseq_cs = s->marker;
+		}
+		if (d == 0 && s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+		{
+			if (RSEQ_SLICE_LIKELY(!s->waiting))
+				ev |= rseq_slice_close_request(s);
+			s->waiting = 0;
+		}
+	}
+	if (RSEQ_SLICE_UNLIKELY(s->pending) && d == 0)
+		rseq_slice_apply_pending(s);
+	return ev;
+}
+
+/*
+ * rseq_slice_wait_begin / rseq_slice_wait_end: bracket the contended part of
+ * an acquisition (spinning or sleeping) whose section was entered before the
+ * attempt.  If that section is the outermost one (depth 1), the request is
+ * withdrawn and the marker disarmed while waiting, so that a waiter neither
+ * asks for extensions nor counts as "descheduled while holding"; wait_end
+ * re-arms and re-requests once the lock is held.  Outer sections (depth > 1)
+ * stay extended: the thread really holds other locks while it waits.
+ * Returns the events of the closed request window.  Contended path only.
+ */
+static inline unsigned
+rseq_slice_wait_begin(rseq_slice_state *s)
+{
+	unsigned	ev = 0;
+
+	if (s->depth != 1 || s->mode == RSEQ_SLICE_MODE_OFF || s->waiting)
+		return 0;
+	if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+		ev = rseq_slice_close_request(s);
+	if (s->armed)
+	{
+		if (s->area->rseq_cs == s->marker)
+			s->area->rseq_cs = 0;
+		s->armed = 0;
+	}
+	s->waiting = 1;
+	return ev;
+}
+
+static inline void
+rseq_slice_wait_end(rseq_slice_state *s)
+{
+	if (!s->waiting)
+		return;
+	s->waiting = 0;
+	if (s->depth != 1 || s->mode == RSEQ_SLICE_MODE_OFF)
+		return;
+	rseq_slice_arm(s);
+	if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+		rseq_slice_open_request(s);
+	RSEQ_SLICE_BARRIER();
+}
+
+/* ----------
+ * Out-of-line support (rseq_slice_kernel.c): kernel probe, registration,
+ * mode resolution.  None of it is on the lock path.
+ * ----------
+ */
+
+/* Who registered the calling thread's rseq area. */
+typedef enum rseq_slice_owner
+{
+	RSEQ_SLICE_OWNER_NONE = 0,
+	RSEQ_SLICE_OWNER_GLIBC = 1,
+	RSEQ_SLICE_OWNER_SELF = 2	/* this project (e.g. the postmaster) */
+} rseq_slice_owner;
+
+/* What the kernel offers this thread for the slice extension. */
+typedef enum rseq_slice_ext
+{
+	RSEQ_SLICE_EXT_UNAVAILABLE = 0, /* kernel without the feature */
+	RSEQ_SLICE_EXT_AVAILABLE = 1,	/* kernel has it, not enabled here */
+	RSEQ_SLICE_EXT_ENABLED = 2, /* enabled for this thread */
+	RSEQ_SLICE_EXT_DISABLED = 3 /* kernel has it, disabled (boot option or
+								 * legacy registration: ENOTSUPP) */
+} rseq_slice_ext;
+
+extern const char *const rseq_slice_owner_names[3];
+extern const char *const rseq_slice_ext_names[4];
+
+/* Result of a probe of the calling thread.  Strings are NUL-terminated. */
+typedef struct rseq_slice_probe
+{
+	char		release[65];	/* uname -r */
+	char		preempt[64];	/* preemption model, "" if unknown */
+	uint32_t	feature_size;	/* getauxval(AT_RSEQ_FEATURE_SIZE), bytes */
+	uint32_t	align;			/* getauxval(AT_RSEQ_ALIGN), bytes */
+	uint32_t	glibc_size;		/* glibc's __rseq_size, bytes (0: none) */
+	uint32_t	reg_len;		/* rseq_len of the registration, bytes */
+	int			registered;		/* 1 if the thread has an rseq area */
+	rseq_slice_owner owner;
+	rseq_slice_ext slice;		/* slice extension state */
+	int			slice_errno;	/* errno of the enabling prctl, 0 if none */
+	int			register_errno; /* errno of our (un)registration, 0 if none */
+	int64_t		slice_ext_nsec; /* debugfs rseq/slice_ext_nsec, -1 unread */
+	volatile rseq_slice_area *area; /* the registered area, NULL if none */
+	char		reason[256];	/* one-line explanation of the above */
+} rseq_slice_probe;
+
+/*
+ * rseq_slice_probe_thread: fill *p for the calling thread without changing
+ * anything (no registration, no prctl SET).  Never fails; unknown fields are
+ * 0, "" or -1.
+ */
+extern void rseq_slice_probe_thread(rseq_slice_probe *p);
+
+/*
+ * rseq_slice_setup_thread: make the calling thread able to use the slice
+ * extension, then probe it into *p.
+ *
+ * If the kernel knows the slice field (feature size >= 33) and the thread
+ * has only a legacy (32-byte) registration from glibc, unregister glibc's
+ * area and register `storage` (64-byte aligned, length the feature size
+ * rounded up to the alignment).  If the thread has no registration at all,
+ * register `storage` (legacy or V2 as the kernel allows) so that the
+ * marker works.  Then enable the extension with the prctl when the
+ * registration is V2.  Failures are not fatal: *p says what is in force and
+ * why (errno names in p->reason).  Call before creating threads or forking
+ * children that should inherit the registration.  Returns 0 when the slice
+ * extension ended up enabled, else -1.
+ */
+extern int	rseq_slice_setup_thread(rseq_slice_probe *p,
+									rseq_slice_area_storage *storage);
+
+/*
+ * rseq_slice_resolve: the mode in force for a requested mode given a probe.
+ * off stays off; without any registration everything is off; upstream and
+ * auto need the extension enabled (else measure); poc needs a registration
+ * and a kernel whose area does not have the upstream slice field at offset
+ * 28 (else measure).  Writes a one-line reason to why (may be NULL).
+ */
+extern rseq_slice_mode rseq_slice_resolve(rseq_slice_mode requested,
+										  const rseq_slice_probe *p,
+										  char *why, size_t whylen);
+
+/*
+ * rseq_slice_state_init: set up *s for the calling thread: depth 0, the
+ * given mode in force, area and marker from the probe, counters at ctr
+ * (must not be NULL).  mode must already be resolved (not AUTO).
+ */
+extern void rseq_slice_state_init(rseq_slice_state *s, rseq_slice_mode mode,
+								  const rseq_slice_probe *p,
+								  rseq_slice_counters *ctr);
+
+/*
+ * rseq_slice_set_mode: switch *s to a resolved mode now if no section is
+ * open, else at the next depth 1 -> 0.  Returns 1 if switched now.
+ */
+extern int	rseq_slice_set_mode(rseq_slice_state *s, rseq_slice_mode mode);
+
+/* Parse a mode name (case-insensitive); returns -1 if unknown. */
+extern int	rseq_slice_mode_from_name(const char *name);
+
+/* The address of the process's empty-range descriptor, as rseq_cs wants it. */
+extern uint64_t rseq_slice_marker_address(void);
+
+/* errno name ("EINVAL", "ENOTSUPP", ...) or "E<number>". */
+extern const char *rseq_slice_errno_name(int err, char *buf, size_t buflen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* RSEQ_SLICE_H */

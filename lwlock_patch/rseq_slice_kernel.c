@@ -1,0 +1,516 @@
+/*-------------------------------------------------------------------------
+ *
+ * rseq_slice_kernel.c
+ *	  Out-of-line part of the rseq slice extension protocol: kernel probe,
+ *	  registration of a V2 rseq area, mode resolution.  Nothing here is on
+ *	  the lock path.
+ *
+ * Standalone C99, no PostgreSQL includes (the PostgreSQL patch, the
+ * extension, the tests and the benchmarks all compile this same file).
+ *
+ * Facts used (shared/docs/rseq-slice-abi.md, checked on 6.18 and 7.2.13):
+ *	- glibc 2.36 registers a legacy 32-byte area per thread (__rseq_size 20);
+ *	  unregistering it with rseq(area, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG)
+ *	  returns 0, after which a 64-byte aligned area of length >= the feature
+ *	  size can be registered (a second registration gives EBUSY).
+ *	- prctl(79, 2, 1, 0, 0) enables the extension; EINVAL: kernel without the
+ *	  feature (all kernels before 7.0), ENOTSUPP (524): disabled at boot or a
+ *	  legacy registration, ENXIO: no rseq registered.
+ *	- fork() copies the registration and the slice extension state.
+ *
+ * lwlock_patch/rseq_slice_kernel.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include "rseq_slice.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#if RSEQ_SLICE_SUPPORTED
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* glibc >= 2.35 exports these; weak so that older glibc still links. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+#endif
+
+const char *const rseq_slice_mode_names[RSEQ_SLICE_NMODES] = {
+	"off", "measure", "upstream", "poc", "auto"
+};
+const char *const rseq_slice_owner_names[3] = {"none", "glibc", "postgres"};
+const char *const rseq_slice_ext_names[4] = {
+	"unavailable", "available", "enabled", "disabled"
+};
+
+/*
+ * The empty-range descriptor and the signature word its abort_ip points past.
+ * Filled at run time (an address cannot be a 64-bit integer constant in C99).
+ */
+static uint32_t rseq_slice_sig_words[2] __attribute__((aligned(8)));
+static rseq_slice_cs rseq_slice_marker_cs;
+
+/* Registration owned by this process (inherited by fork()), if any. */
+static volatile rseq_slice_area *self_area;
+static uint32_t self_len;
+
+uint64_t
+rseq_slice_marker_address(void)
+{
+	if (rseq_slice_marker_cs.abort_ip == 0)
+	{
+		rseq_slice_sig_words[0] = RSEQ_SLICE_SIG;
+		rseq_slice_sig_words[1] = 0;
+		rseq_slice_marker_cs.version = 0;
+		rseq_slice_marker_cs.flags = 0;
+		rseq_slice_marker_cs.start_ip = 0;
+		rseq_slice_marker_cs.post_commit_offset = 0;
+		rseq_slice_marker_cs.abort_ip =
+			(uint64_t) (uintptr_t) &rseq_slice_sig_words[1];
+	}
+	return (uint64_t) (uintptr_t) &rseq_slice_marker_cs;
+}
+
+const char *
+rseq_slice_errno_name(int err, char *buf, size_t buflen)
+{
+	switch (err)
+	{
+		case 0:
+			return "0";
+		case EINVAL:
+			return "EINVAL";
+		case RSEQ_SLICE_ENOTSUPP:
+			return "ENOTSUPP";
+		case ENXIO:
+			return "ENXIO";
+		case EBUSY:
+			return "EBUSY";
+		case EPERM:
+			return "EPERM";
+		case EFAULT:
+			return "EFAULT";
+		case ENOSYS:
+			return "ENOSYS";
+		case EACCES:
+			return "EACCES";
+		case ENOENT:
+			return "ENOENT";
+		case ENOMEM:
+			return "ENOMEM";
+		case EOPNOTSUPP:
+			return "EOPNOTSUPP";
+		default:
+			snprintf(buf, buflen, "E%d", err);
+			return buf;
+	}
+}
+
+int
+rseq_slice_mode_from_name(const char *name)
+{
+	int			i;
+
+	if (name == NULL)
+		return -1;
+	for (i = 0; i < RSEQ_SLICE_NMODES; i++)
+		if (strcasecmp(name, rseq_slice_mode_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+#if RSEQ_SLICE_SUPPORTED
+
+static void *
+thread_pointer(void)
+{
+	void	   *tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+/* Read a small text file into buf (first line, trailing newline cut). */
+static int
+read_small_file(const char *path, char *buf, size_t len)
+{
+	FILE	   *f = fopen(path, "r");
+	size_t		n;
+
+	if (f == NULL)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+/*
+ * The preemption model: debugfs sched/preempt ("none voluntary (full) lazy")
+ * when readable (root), else the PREEMPT words of uname -v.
+ */
+static void
+probe_preempt(char *out, size_t len)
+{
+	char		buf[256];
+	struct utsname u;
+
+	out[0] = '\0';
+	if (read_small_file("/sys/kernel/debug/sched/preempt", buf, sizeof(buf)) == 0)
+	{
+		char	   *open = strchr(buf, '(');
+		char	   *close = open ? strchr(open, ')') : NULL;
+
+		if (open && close && close > open + 1)
+		{
+			*close = '\0';
+			snprintf(out, len, "%s", open + 1);
+			return;
+		}
+	}
+	if (uname(&u) == 0)
+	{
+		const char *words[] = {"PREEMPT_RT", "PREEMPT_LAZY", "PREEMPT_DYNAMIC",
+		"PREEMPT "};
+		size_t		i;
+
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (strstr(u.version, words[i]) != NULL)
+			{
+				char		w[32];
+				size_t		wl;
+
+				snprintf(w, sizeof(w), "%s", words[i]);
+				wl = strlen(w);
+				if (wl > 0 && w[wl - 1] == ' ')
+					w[wl - 1] = '\0';
+				snprintf(out, len, "%s (uname -v)", w);
+				return;
+			}
+	}
+}
+
+static int
+cpu_id_registered(volatile rseq_slice_area *a)
+{
+	uint32_t	id = a->cpu_id;
+
+	return id != RSEQ_SLICE_CPU_ID_UNINITIALIZED &&
+		id != RSEQ_SLICE_CPU_ID_REGISTRATION_FAILED;
+}
+
+/* glibc's area for this thread, or NULL if glibc registered none. */
+static volatile rseq_slice_area *
+glibc_area(void)
+{
+	volatile rseq_slice_area *a;
+
+	if (&__rseq_size == NULL || &__rseq_offset == NULL || __rseq_size == 0)
+		return NULL;
+	a = (volatile rseq_slice_area *) ((char *) thread_pointer() + __rseq_offset);
+	return cpu_id_registered(a) ? a : NULL;
+}
+
+static int
+sys_rseq(volatile void *area, uint32_t len, int flags)
+{
+	return (int) syscall(RSEQ_SLICE_NR_RSEQ, area, len, flags, RSEQ_SLICE_SIG);
+}
+
+#endif							/* RSEQ_SLICE_SUPPORTED */
+
+/* Fill everything but reason; reason gets a summary. */
+static void
+probe_fill(rseq_slice_probe *p)
+{
+	char		eb[16];
+	size_t		used;
+
+#if RSEQ_SLICE_SUPPORTED
+	struct utsname u;
+	volatile rseq_slice_area *g;
+	char		nsec[32];
+	long		r;
+
+	if (uname(&u) == 0)
+		snprintf(p->release, sizeof(p->release), "%s", u.release);
+	p->feature_size = (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE);
+	p->align = (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN);
+	p->glibc_size = (&__rseq_size != NULL) ? __rseq_size : 0;
+	probe_preempt(p->preempt, sizeof(p->preempt));
+	p->slice_ext_nsec = -1;
+	if (read_small_file("/sys/kernel/debug/rseq/slice_ext_nsec", nsec,
+						sizeof(nsec)) == 0)
+		p->slice_ext_nsec = strtoll(nsec, NULL, 10);
+
+	g = glibc_area();
+	if (self_area != NULL && cpu_id_registered(self_area))
+	{
+		p->registered = 1;
+		p->owner = RSEQ_SLICE_OWNER_SELF;
+		p->area = self_area;
+		p->reg_len = self_len;
+	}
+	else if (g != NULL)
+	{
+		p->registered = 1;
+		p->owner = RSEQ_SLICE_OWNER_GLIBC;
+		p->area = g;
+		/* glibc 2.36 registers 32 bytes; later ones the feature size */
+		p->reg_len = p->glibc_size <= RSEQ_SLICE_ORIG_SIZE ?
+			RSEQ_SLICE_ORIG_SIZE : p->glibc_size;
+	}
+
+	if (p->slice != RSEQ_SLICE_EXT_DISABLED)
+	{
+		if (p->feature_size < RSEQ_SLICE_FEATURE_SIZE_SLICE)
+			p->slice = RSEQ_SLICE_EXT_UNAVAILABLE;
+		else if (p->area != NULL &&
+				 (p->area->flags & RSEQ_SLICE_CPU_FLAG_ENABLED))
+			p->slice = RSEQ_SLICE_EXT_ENABLED;
+		else if ((r = prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_GET,
+							0, 0, 0)) == 1)
+			p->slice = RSEQ_SLICE_EXT_ENABLED;
+		else if (r < 0 && errno == EINVAL)
+		{
+			p->slice = RSEQ_SLICE_EXT_UNAVAILABLE;
+			if (p->slice_errno == 0)
+				p->slice_errno = EINVAL;
+		}
+		else
+			p->slice = RSEQ_SLICE_EXT_AVAILABLE;
+	}
+#else
+	snprintf(p->release, sizeof(p->release), "unknown");
+	p->slice_ext_nsec = -1;
+	p->slice = RSEQ_SLICE_EXT_UNAVAILABLE;
+#endif
+
+	used = (size_t) snprintf(p->reason, sizeof(p->reason),
+							 "kernel %s, rseq %s", p->release,
+							 p->registered ? "registered by" : "not registered");
+	if (p->registered && used < sizeof(p->reason))
+		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
+								  " %s (%s, %u bytes)",
+								  rseq_slice_owner_names[p->owner],
+								  p->reg_len > RSEQ_SLICE_ORIG_SIZE ? "v2" : "legacy",
+								  (unsigned) p->reg_len);
+	if (used < sizeof(p->reason))
+		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
+								  ", feature size %u, slice extension %s",
+								  (unsigned) p->feature_size,
+								  rseq_slice_ext_names[p->slice]);
+	if (p->slice_errno != 0 && used < sizeof(p->reason))
+		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
+								  " (prctl: %s)",
+								  rseq_slice_errno_name(p->slice_errno, eb, sizeof(eb)));
+	if (p->register_errno != 0 && used < sizeof(p->reason))
+		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
+								  ", re-registration failed: %s",
+								  rseq_slice_errno_name(p->register_errno, eb, sizeof(eb)));
+	if (p->slice_ext_nsec >= 0 && used < sizeof(p->reason))
+		snprintf(p->reason + used, sizeof(p->reason) - used,
+				 ", slice_ext_nsec %lld", (long long) p->slice_ext_nsec);
+#if !RSEQ_SLICE_SUPPORTED
+	snprintf(p->reason, sizeof(p->reason), "platform not supported (x86_64 Linux only)");
+#endif
+}
+
+void
+rseq_slice_probe_thread(rseq_slice_probe *p)
+{
+	memset(p, 0, sizeof(*p));
+	probe_fill(p);
+}
+
+int
+rseq_slice_setup_thread(rseq_slice_probe *p, rseq_slice_area_storage *storage)
+{
+#if RSEQ_SLICE_SUPPORTED
+	volatile rseq_slice_area *g;
+	uint32_t	fsize,
+				align,
+				len;
+	int			want_v2;
+	int			reg_errno = 0;
+	int			slice_errno = 0;
+	int			disabled = 0;
+
+	(void) rseq_slice_marker_address();
+	fsize = (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE);
+	align = (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN);
+	if (align < RSEQ_SLICE_ORIG_SIZE)
+		align = RSEQ_SLICE_ORIG_SIZE;
+	want_v2 = fsize >= RSEQ_SLICE_FEATURE_SIZE_SLICE;
+	len = want_v2 ? ((fsize + align - 1) / align) * align : RSEQ_SLICE_ORIG_SIZE;
+	if (len > RSEQ_SLICE_AREA_STORAGE || align > 64)
+	{
+		want_v2 = 0;
+		reg_errno = ENOMEM;		/* our storage is too small for this kernel */
+	}
+
+	g = glibc_area();
+	if (self_area == NULL || !cpu_id_registered(self_area))
+	{
+		if (g == NULL && fsize > 0)
+		{
+			/* Nobody registered: register ours, so the marker works. */
+			uint32_t	l = want_v2 ? len : RSEQ_SLICE_ORIG_SIZE;
+
+			memset(storage, 0, sizeof(*storage));
+			storage->u.area.cpu_id = RSEQ_SLICE_CPU_ID_UNINITIALIZED;
+			if (sys_rseq(&storage->u.area, l, 0) == 0)
+			{
+				self_area = &storage->u.area;
+				self_len = l;
+			}
+			else
+				reg_errno = errno;
+		}
+		else if (g != NULL && want_v2 && __rseq_size <= RSEQ_SLICE_ORIG_SIZE)
+		{
+			/* glibc's legacy area: replace it with a V2 one. */
+			if (sys_rseq(g, RSEQ_SLICE_ORIG_SIZE, RSEQ_SLICE_FLAG_UNREGISTER) == 0)
+			{
+				memset(storage, 0, sizeof(*storage));
+				storage->u.area.cpu_id = RSEQ_SLICE_CPU_ID_UNINITIALIZED;
+				if (sys_rseq(&storage->u.area, len, 0) == 0)
+				{
+					self_area = &storage->u.area;
+					self_len = len;
+				}
+				else
+				{
+					reg_errno = errno;
+					/* put glibc's registration back */
+					(void) sys_rseq(g, RSEQ_SLICE_ORIG_SIZE, 0);
+				}
+			}
+			else
+				reg_errno = errno;
+		}
+	}
+
+	/* Ask even on old kernels: the errno says why it is unavailable. */
+	if (prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_SET,
+			  RSEQ_SLICE_PR_ENABLE, 0, 0) != 0)
+	{
+		slice_errno = errno;
+		if (slice_errno == RSEQ_SLICE_ENOTSUPP && self_area != NULL &&
+			self_len > RSEQ_SLICE_ORIG_SIZE)
+			disabled = 1;		/* V2 registration, still refused: boot */
+	}
+
+	memset(p, 0, sizeof(*p));
+	p->slice_errno = slice_errno;
+	p->register_errno = reg_errno;
+	if (disabled)
+		p->slice = RSEQ_SLICE_EXT_DISABLED;
+	probe_fill(p);
+	return p->slice == RSEQ_SLICE_EXT_ENABLED ? 0 : -1;
+#else
+	(void) storage;
+	rseq_slice_probe_thread(p);
+	return -1;
+#endif
+}
+
+rseq_slice_mode
+rseq_slice_resolve(rseq_slice_mode requested, const rseq_slice_probe *p,
+				   char *why, size_t whylen)
+{
+	rseq_slice_mode m;
+	const char *because;
+	char		dummy[1];
+
+	if (why == NULL)
+	{
+		why = dummy;
+		whylen = sizeof(dummy);
+	}
+	if (requested == RSEQ_SLICE_MODE_OFF)
+	{
+		m = RSEQ_SLICE_MODE_OFF;
+		because = "off was requested";
+	}
+	else if (!p->registered || p->area == NULL)
+	{
+		m = RSEQ_SLICE_MODE_OFF;
+		because = "no rseq area is registered, so nothing can be measured";
+	}
+	else if (requested == RSEQ_SLICE_MODE_MEASURE)
+	{
+		m = RSEQ_SLICE_MODE_MEASURE;
+		because = "measure was requested";
+	}
+	else if (requested == RSEQ_SLICE_MODE_POC)
+	{
+		if (p->feature_size >= RSEQ_SLICE_FEATURE_SIZE_SLICE)
+		{
+			m = RSEQ_SLICE_MODE_MEASURE;
+			because = "poc refused: this kernel has the upstream slice_ctrl at offset 28";
+		}
+		else
+		{
+			m = RSEQ_SLICE_MODE_POC;
+			because = "poc was requested (2023 cr_flags interface)";
+		}
+	}
+	else if (p->slice == RSEQ_SLICE_EXT_ENABLED)
+	{
+		m = RSEQ_SLICE_MODE_UPSTREAM;
+		because = "the kernel enabled the slice extension";
+	}
+	else
+	{
+		m = RSEQ_SLICE_MODE_MEASURE;
+		because = p->slice == RSEQ_SLICE_EXT_DISABLED ?
+			"the slice extension is disabled on this kernel" :
+			p->slice == RSEQ_SLICE_EXT_AVAILABLE ?
+			"the slice extension is not enabled for this registration" :
+			"the kernel has no slice extension";
+	}
+	snprintf(why, whylen, "%s", because);
+	return m;
+}
+
+void
+rseq_slice_state_init(rseq_slice_state *s, rseq_slice_mode mode,
+					  const rseq_slice_probe *p, rseq_slice_counters *ctr)
+{
+	memset(s, 0, sizeof(*s));
+	s->area = p->area;
+	s->marker = rseq_slice_marker_address();
+	s->ctr = ctr;
+	s->mode = (uint8_t) ((s->area == NULL || mode == RSEQ_SLICE_MODE_AUTO) ?
+						 RSEQ_SLICE_MODE_OFF : mode);
+}
+
+int
+rseq_slice_set_mode(rseq_slice_state *s, rseq_slice_mode mode)
+{
+	if (s->area == NULL || mode == RSEQ_SLICE_MODE_AUTO)
+		mode = RSEQ_SLICE_MODE_OFF;
+	if (s->depth == 0)
+	{
+		s->mode = (uint8_t) mode;
+		s->pending = 0;
+		return 1;
+	}
+	s->pending_mode = (uint8_t) mode;
+	s->pending = 1;
+	return 0;
+}
