@@ -71,6 +71,12 @@ extern "C" {
 #define RSEQ_SLICE_SUPPORTED 0
 #endif
 
+/*
+ * The fast path must be inlined at every call site (GCC stops inlining a
+ * plain static inline function called from many sites in one file).
+ */
+#define RSEQ_SLICE_INLINE static inline __attribute__((always_inline))
+
 #define RSEQ_SLICE_LIKELY(x)	__builtin_expect(!!(x), 1)
 #define RSEQ_SLICE_UNLIKELY(x)	__builtin_expect(!!(x), 0)
 /* Compiler barrier: orders our stores against the lock's own accesses. */
@@ -253,19 +259,20 @@ typedef struct rseq_slice_state
 #ifdef RSEQ_SLICE_YIELD_HOOK
 #define rseq_slice_sys_yield(s) RSEQ_SLICE_YIELD_HOOK(s)
 #else
-static inline long
+RSEQ_SLICE_INLINE long
 rseq_slice_sys_yield(rseq_slice_state *s)
 {
-	(void) s;
 #if RSEQ_SLICE_SUPPORTED
 	long		ret;
 
+	(void) s;
 	__asm__ __volatile__("syscall"
 						 : "=a"(ret)
 						 : "0"((long) RSEQ_SLICE_NR_YIELD)
 						 : "rcx", "r11", "memory");
 	return ret;
 #else
+	(void) s;
 	return 0;
 #endif
 }
@@ -285,7 +292,7 @@ rseq_slice_sys_yield(rseq_slice_state *s)
  * exchange a grant that lands between the load and the store is missed
  * (two instructions).  PoC mode is never chosen automatically.
  */
-static inline unsigned
+RSEQ_SLICE_INLINE unsigned
 rseq_slice_close_request(rseq_slice_state *s)
 {
 	volatile rseq_slice_area *a = s->area;
@@ -333,7 +340,7 @@ rseq_slice_close_request(rseq_slice_state *s)
 }
 
 /* Open a request window (upstream or poc mode). */
-static inline void
+RSEQ_SLICE_INLINE void
 rseq_slice_open_request(rseq_slice_state *s)
 {
 	s->ctr->requests++;
@@ -345,7 +352,7 @@ rseq_slice_open_request(rseq_slice_state *s)
 }
 
 /* Arm the preemption marker if rseq_cs is free (0); other code may own it. */
-static inline void
+RSEQ_SLICE_INLINE void
 rseq_slice_arm(rseq_slice_state *s)
 {
 	if (s->area->rseq_cs == 0)
@@ -356,7 +363,7 @@ rseq_slice_arm(rseq_slice_state *s)
 }
 
 /* Apply a deferred mode switch; only at depth 0.  Out of the fast path. */
-static inline void
+RSEQ_SLICE_INLINE void
 rseq_slice_apply_pending(rseq_slice_state *s)
 {
 	s->mode = s->pending_mode;
@@ -371,7 +378,7 @@ rseq_slice_apply_pending(rseq_slice_state *s)
  * depth >= 1: count a nested entry and the maximum depth.
  * Mode off: only the depth changes.
  */
-static inline void
+RSEQ_SLICE_INLINE void
 rseq_slice_enter(rseq_slice_state *s, unsigned kind)
 {
 	uint32_t	d = s->depth++;
@@ -408,7 +415,7 @@ rseq_slice_enter(rseq_slice_state *s, unsigned kind)
  * if sections remain.  At depth 1 -> 0 the request window is closed and
  * rseq_cs is left 0.
  */
-static inline unsigned
+RSEQ_SLICE_INLINE unsigned
 rseq_slice_leave(rseq_slice_state *s)
 {
 	uint32_t	d = --s->depth;
@@ -435,9 +442,10 @@ rseq_slice_leave(rseq_slice_state *s)
 			else if (cs == 0)
 				s->area->rseq_cs = s->marker;
 		}
-		if (d == 0 && s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+		if (d == 0)
 		{
-			if (RSEQ_SLICE_LIKELY(!s->waiting))
+			/* in every mode: a section left while waiting ends the wait */
+			if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM && RSEQ_SLICE_LIKELY(!s->waiting))
 				ev |= rseq_slice_close_request(s);
 			s->waiting = 0;
 		}
@@ -457,7 +465,7 @@ rseq_slice_leave(rseq_slice_state *s)
  * stay extended: the thread really holds other locks while it waits.
  * Returns the events of the closed request window.  Contended path only.
  */
-static inline unsigned
+RSEQ_SLICE_INLINE unsigned
 rseq_slice_wait_begin(rseq_slice_state *s)
 {
 	unsigned	ev = 0;
@@ -476,7 +484,7 @@ rseq_slice_wait_begin(rseq_slice_state *s)
 	return ev;
 }
 
-static inline void
+RSEQ_SLICE_INLINE void
 rseq_slice_wait_end(rseq_slice_state *s)
 {
 	if (!s->waiting)
@@ -586,6 +594,13 @@ extern void rseq_slice_state_init(rseq_slice_state *s, rseq_slice_mode mode,
  * open, else at the next depth 1 -> 0.  Returns 1 if switched now.
  */
 extern int	rseq_slice_set_mode(rseq_slice_state *s, rseq_slice_mode mode);
+
+/*
+ * rseq_slice_thread_enabled: 1 if the slice extension is enabled for the
+ * calling thread now (prctl GET, one system call), else 0.  For children
+ * that inherited the registration with fork().
+ */
+extern int	rseq_slice_thread_enabled(void);
 
 /* Parse a mode name (case-insensitive); returns -1 if unknown. */
 extern int	rseq_slice_mode_from_name(const char *name);

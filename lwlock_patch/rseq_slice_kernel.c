@@ -26,7 +26,12 @@
 #define _GNU_SOURCE
 #endif
 
+/* lwlock_patch/ and the tests: beside us; PostgreSQL's tree: port/ */
+#if defined(__has_include) && !__has_include("rseq_slice.h")
+#include "port/rseq_slice.h"
+#else
 #include "rseq_slice.h"
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,9 +66,13 @@ const char *const rseq_slice_ext_names[4] = {
 static uint32_t rseq_slice_sig_words[2] __attribute__((aligned(8)));
 static rseq_slice_cs rseq_slice_marker_cs;
 
-/* Registration owned by this process (inherited by fork()), if any. */
-static volatile rseq_slice_area *self_area;
-static uint32_t self_len;
+/*
+ * Registration owned by this thread, if any.  Thread-local: every thread
+ * registers its own area; fork() copies the forking thread's value along
+ * with its registration.
+ */
+static __thread volatile rseq_slice_area *self_area;
+static __thread uint32_t self_len;
 
 uint64_t
 rseq_slice_marker_address(void)
@@ -425,6 +434,16 @@ rseq_slice_setup_thread(rseq_slice_probe *p, rseq_slice_area_storage *storage)
 	(void) storage;
 	rseq_slice_probe_thread(p);
 	return -1;
+#endif
+}
+
+int
+rseq_slice_thread_enabled(void)
+{
+#if RSEQ_SLICE_SUPPORTED
+	return prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_GET, 0, 0, 0) == 1;
+#else
+	return 0;
 #endif
 }
 
