@@ -1,0 +1,65 @@
+/*
+ * pg.hpp: the only place pg_rseq includes PostgreSQL and the lock layer.
+ *
+ * PostgreSQL's headers are C: they are included inside extern "C", with
+ * postgres.h first.  Which lock layer the server has is decided here, at
+ * compile time:
+ *
+ *   patched server  storage/rseq_stats.h is installed with the server's
+ *                   headers (it includes port/rseq_slice.h); the kernel
+ *                   probe is the server's own copy, which knows that the
+ *                   postmaster registered the rseq area.
+ *   stock server    the protocol header is included from lwlock_patch/ by
+ *                   relative path, and the Makefile compiles our own copy
+ *                   of lwlock_patch/rseq_slice_kernel.c (as C) into the
+ *                   module; it defines PG_RSEQ_OWN_PROBE.
+ *
+ * contrib/pg_rseq/include/pg_rseq/pg.hpp
+ */
+#pragma once
+
+#if defined(__has_include)
+#if __has_include("storage/rseq_stats.h")
+#define PG_RSEQ_PATCHED 1
+#endif
+#endif
+#ifndef PG_RSEQ_PATCHED
+#define PG_RSEQ_PATCHED 0
+#endif
+
+/* The Makefile and __has_include must agree on where the probe comes from. */
+#if PG_RSEQ_PATCHED && defined(PG_RSEQ_OWN_PROBE)
+#error "patched server: do not compile lwlock_patch/rseq_slice_kernel.c into pg_rseq"
+#elif !PG_RSEQ_PATCHED && !defined(PG_RSEQ_OWN_PROBE)
+#error "stock server: lwlock_patch/rseq_slice_kernel.c must be compiled into pg_rseq"
+#endif
+
+extern "C" {
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_authid_d.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/dsm_registry.h"
+#include "storage/lwlock.h"
+#include "utils/acl.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+
+#if PG_RSEQ_PATCHED
+#include "storage/rseq_stats.h"
+#else
+#include "../../../../lwlock_patch/rseq_slice.h"
+#endif
+}
+
+#if PG_RSEQ_PATCHED
+static_assert(PG_RSEQ_LAYOUT_VERSION == 1,
+			  "pg_rseq reads layout version 1 of storage/rseq_stats.h; "
+			  "update contrib/pg_rseq/src/pg_rseq_stats.cpp");
+#endif

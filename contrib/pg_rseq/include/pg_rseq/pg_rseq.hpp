@@ -1,0 +1,119 @@
+/*
+ * pg_rseq.hpp: declarations shared by the pg_rseq source files.
+ *
+ * Source files, by area:
+ *   pg_rseq.cpp         module magic, _PG_init, error raising, helpers
+ *   pg_rseq_kernel.cpp  pg_rseq_kernel(), pg_rseq_backend_state()
+ *   pg_rseq_stats.cpp   pg_stat_rseq(), pg_stat_rseq_tranche(),
+ *                       pg_stat_rseq_totals(), pg_stat_rseq_reset()
+ *   pg_rseq_test.cpp    pg_rseq_test_error_in_lwlocks()
+ *
+ * contrib/pg_rseq/include/pg_rseq/pg_rseq.hpp
+ */
+#pragma once
+
+#include "pg_rseq/cpp_wrapper.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace pg_rseq
+{
+
+/* ----------
+ * The lock layer this module was built for
+ * ----------
+ */
+constexpr bool kPatched = PG_RSEQ_PATCHED != 0;
+constexpr const char *kLockLayerName = kPatched ? "patched" : "stock";
+
+/* ----------
+ * Conversions to SQL values
+ * ----------
+ */
+
+/* A counter as bigint: never negative (saturates at INT64_MAX). */
+constexpr int64
+ToBigint(uint64_t v)
+{
+	return v > static_cast<uint64_t>(PG_INT64_MAX) ? PG_INT64_MAX
+		: static_cast<int64>(v);
+}
+
+/* Name of an rseq_slice_mode value, or "unknown". */
+const char *ModeName(unsigned mode);
+
+/* Name of an errno value as the probe reports it ("EINVAL", ...). */
+const char *ErrnoName(int err, char *buf, size_t buflen);
+
+/* A text Datum (palloc'd in the current memory context). */
+inline Datum
+TextDatum(const char *s)
+{
+	return CStringGetTextDatum(s);
+}
+
+/*
+ * One output row: Datums and null flags for N columns, all NULL until set.
+ * Trivially destructible, so it may stay alive across PostgreSQL calls.
+ */
+template <size_t N>
+struct Row
+{
+	std::array<Datum, N> values;
+	std::array<bool, N> nulls;
+
+	Row()
+	{
+		values.fill(static_cast<Datum>(0));
+		nulls.fill(true);
+	}
+	void Set(size_t col, Datum d)
+	{
+		values[col] = d;
+		nulls[col] = false;
+	}
+	void SetText(size_t col, const char *s)
+	{
+		if (s != nullptr)
+			Set(col, TextDatum(s));
+	}
+	void SetBigint(size_t col, uint64_t v) { Set(col, Int64GetDatum(ToBigint(v))); }
+	static constexpr size_t Size() { return N; }
+};
+PG_RSEQ_ASSERT_POD(Row<1>);
+
+/*
+ * The tuple descriptor of a function's declared result, checked against
+ * the number of columns the C++ code fills (a mismatch means the SQL
+ * script and the module disagree).
+ */
+TupleDesc ResultTupleDesc(FunctionCallInfo fcinfo, const char *funcname,
+						  size_t ncolumns);
+
+/* Start a materialized set-returning function; checks the column count. */
+void StartMaterializedSRF(FunctionCallInfo fcinfo, const char *funcname,
+						  size_t ncolumns);
+
+/* Append one row to the set started by StartMaterializedSRF. */
+template <size_t N>
+void
+PutRow(FunctionCallInfo fcinfo, Row<N> &row)
+{
+	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+						 row.values.data(), row.nulls.data());
+}
+
+/* Form a composite Datum from one row (single-row functions). */
+template <size_t N>
+Datum
+RowDatum(TupleDesc tupdesc, Row<N> &row)
+{
+	HeapTuple	tuple = heap_form_tuple(tupdesc, row.values.data(), row.nulls.data());
+
+	return HeapTupleGetDatum(tuple);
+}
+
+}								/* namespace pg_rseq */

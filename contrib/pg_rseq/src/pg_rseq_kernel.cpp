@@ -1,0 +1,162 @@
+/*
+ * pg_rseq_kernel.cpp: what the kernel offers (pg_rseq_kernel) and this
+ * backend's protocol state (pg_rseq_backend_state).
+ *
+ * On a patched server the kernel facts are the postmaster's start-up probe
+ * (PgRseqShmem->probe): the postmaster registered the rseq area and
+ * enabled the slice extension before forking, so that probe is what every
+ * backend inherited, including errnos a later probe could not see.  On a
+ * stock server this backend is probed now with our own copy of
+ * lwlock_patch/rseq_slice_kernel.c (nothing is changed by probing).
+ *
+ * contrib/pg_rseq/src/pg_rseq_kernel.cpp
+ */
+#include "pg_rseq/pg_rseq.hpp"
+
+#include <cstring>
+
+namespace pg_rseq
+{
+namespace
+{
+
+/* Fill *p with the probe pg_rseq_kernel() reports (see file header). */
+void
+GetProbe(rseq_slice_probe *p)
+{
+	PG_RSEQ_ASSERT_POD(rseq_slice_probe);
+#if PG_RSEQ_PATCHED
+	if (PgRseqShmem != nullptr)
+	{
+		std::memcpy(p, &PgRseqShmem->probe, sizeof(*p));
+		return;
+	}
+#endif
+	rseq_slice_probe_thread(p);
+}
+
+/* The rseq area this backend uses, or NULL if none is registered. */
+volatile rseq_slice_area *
+CurrentArea()
+{
+#if PG_RSEQ_PATCHED
+	return PgRseqState.area;
+#else
+	rseq_slice_probe p;
+
+	rseq_slice_probe_thread(&p);
+	return p.registered ? p.area : nullptr;
+#endif
+}
+
+/* Columns of pg_rseq_kernel(), in the order of the SQL declaration. */
+enum KernelColumn : size_t
+{
+	kKernelRelease,
+	kRseqRegistered,
+	kRseqRegistration,
+	kRseqOwner,
+	kRseqLength,
+	kFeatureSize,
+	kSliceExtension,
+	kSliceExtensionErrno,
+	kRseqRegisterErrno,
+	kSliceExtNsec,
+	kPreemption,
+	kLockLayer,
+	kModeSetting,
+	kMode,
+	kModeReason,
+	kSummary,
+	kKernelColumns
+};
+
+/* Columns of pg_rseq_backend_state(). */
+enum StateColumn : size_t
+{
+	kStateDepth,
+	kStateMode,
+	kStateRequest,
+	kStateGranted,
+	kStateRseqCs,
+	kStateColumns
+};
+
+}								/* namespace */
+}								/* namespace pg_rseq */
+
+using namespace pg_rseq;
+
+/*
+ * pg_rseq_kernel() returns record: one row describing the kernel's rseq
+ * support as this server uses it.  See the COMMENT in the install script
+ * for the columns.
+ */
+PG_RSEQ_FUNCTION(pg_rseq_kernel)
+{
+	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_kernel", kKernelColumns);
+	Row<kKernelColumns> row;
+	rseq_slice_probe p;
+	char		eb[32];
+
+	GetProbe(&p);
+
+	row.SetText(kKernelRelease, p.release);
+	row.Set(kRseqRegistered, BoolGetDatum(p.registered != 0));
+	if (p.registered)
+	{
+		row.SetText(kRseqRegistration,
+					p.reg_len > RSEQ_SLICE_ORIG_SIZE ? "v2" : "legacy");
+		row.Set(kRseqLength, Int32GetDatum(static_cast<int32>(p.reg_len)));
+	}
+	row.SetText(kRseqOwner,
+				static_cast<unsigned>(p.owner) < 3 ? rseq_slice_owner_names[p.owner] : "unknown");
+	if (p.feature_size > 0)
+		row.Set(kFeatureSize, Int32GetDatum(static_cast<int32>(p.feature_size)));
+	row.SetText(kSliceExtension,
+				static_cast<unsigned>(p.slice) < 4 ? rseq_slice_ext_names[p.slice] : "unknown");
+	if (p.slice_errno != 0)
+		row.SetText(kSliceExtensionErrno, ErrnoName(p.slice_errno, eb, sizeof(eb)));
+	if (p.register_errno != 0)
+		row.SetText(kRseqRegisterErrno, ErrnoName(p.register_errno, eb, sizeof(eb)));
+	if (p.slice_ext_nsec >= 0)
+		row.Set(kSliceExtNsec, Int64GetDatum(p.slice_ext_nsec));
+	if (p.preempt[0] != '\0')
+		row.SetText(kPreemption, p.preempt);
+	row.SetText(kLockLayer, kLockLayerName);
+#if PG_RSEQ_PATCHED
+	row.SetText(kModeSetting, ModeName(static_cast<unsigned>(rseq_slice_mode_setting)));
+	row.SetText(kMode, ModeName(PgRseqState.mode));
+	row.SetText(kModeReason, PgRseqModeWhy);
+#endif
+	row.SetText(kSummary, p.reason);
+
+	PG_RETURN_DATUM(RowDatum(tupdesc, row));
+}
+
+/*
+ * pg_rseq_backend_state() returns record: this backend's nesting depth and
+ * mode in force (NULL on a stock server), and the bytes of its rseq area
+ * the protocol writes: slice_ctrl.request, slice_ctrl.granted and rseq_cs
+ * (NULL if no rseq area is registered).
+ */
+PG_RSEQ_FUNCTION(pg_rseq_backend_state)
+{
+	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_backend_state", kStateColumns);
+	Row<kStateColumns> row;
+	volatile rseq_slice_area *area = CurrentArea();
+
+#if PG_RSEQ_PATCHED
+	row.Set(kStateDepth, Int64GetDatum(static_cast<int64>(PgRseqState.depth)));
+	row.SetText(kStateMode, ModeName(PgRseqState.mode));
+#endif
+	if (area != nullptr)
+	{
+		row.Set(kStateRequest, Int16GetDatum(static_cast<int16>(area->slice.ctrl.request)));
+		row.Set(kStateGranted, Int16GetDatum(static_cast<int16>(area->slice.ctrl.granted)));
+		/* an address (or 0); below 2^63 on x86_64, so a plain bigint */
+		row.Set(kStateRseqCs, Int64GetDatum(static_cast<int64>(area->rseq_cs)));
+	}
+
+	PG_RETURN_DATUM(RowDatum(tupdesc, row));
+}

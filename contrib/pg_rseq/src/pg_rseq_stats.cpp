@@ -1,0 +1,311 @@
+/*
+ * pg_rseq_stats.cpp: the lock layer's counters as SQL (pg_stat_rseq,
+ * pg_stat_rseq_tranche, pg_stat_rseq_totals) and their reset.
+ *
+ * Locking: none here.  Each backend's slot is written by its backend only,
+ * with plain stores; PgRseqSnapshotBackend/PgRseqSnapshotTotals (in the
+ * patched server) copy a slot or the totals under PgRseqShmem->mutex where
+ * a copy must be consistent with a reset or a slot hand-over, and subtract
+ * the reset baselines.  A value read here may be one event old.  Counters
+ * are made consistent once more here (grants <= requests, revoked <=
+ * grants, yields <= grants, yields_in_grant <= yields), and converted to
+ * bigint saturating at 2^63 - 1, so no counter is ever negative.
+ *
+ * Visibility (like pg_stat_activity): a role with the privileges of
+ * pg_read_all_stats sees every backend; other roles see their own backend
+ * and backends whose role they have the privileges of.  Rows they may not
+ * see are left out.  The tranche and totals views are cluster-wide sums
+ * with no per-user content: everyone may read them.
+ *
+ * Resetting is a separate function, pg_stat_rseq_reset(), which is not
+ * executable by PUBLIC (superusers, and roles it is GRANTed to).
+ *
+ * On a stock server the three views are empty and the reset returns NULL.
+ *
+ * contrib/pg_rseq/src/pg_rseq_stats.cpp
+ */
+#include "pg_rseq/pg_rseq.hpp"
+
+#include <cstring>
+
+namespace pg_rseq
+{
+namespace
+{
+
+/* Columns shared by pg_stat_rseq and pg_stat_rseq_totals, in SQL order. */
+enum CounterColumn : size_t
+{
+	kSections,
+	kSpinlockSections,
+	kBufferHeaderSections,
+	kLWLockSections,
+	kWaitListSections,
+	kNestedEntries,
+	kMaxDepth,
+	kRequests,
+	kGrants,
+	kYields,
+	kYieldsInGrant,
+	kRevoked,
+	kDescheduled,
+	kCounterColumns
+};
+
+/* pg_stat_rseq: pid, backend_type, mode, the counters, stats_reset. */
+constexpr size_t kBackendPid = 0;
+constexpr size_t kBackendType = 1;
+constexpr size_t kBackendMode = 2;
+constexpr size_t kBackendFirstCounter = 3;
+constexpr size_t kBackendStatsReset = kBackendFirstCounter + kCounterColumns;
+constexpr size_t kBackendColumns = kBackendStatsReset + 1;
+
+/* pg_stat_rseq_totals: the counters, stats_reset. */
+constexpr size_t kTotalsStatsReset = kCounterColumns;
+constexpr size_t kTotalsColumns = kTotalsStatsReset + 1;
+
+/* pg_stat_rseq_tranche. */
+enum TrancheColumn : size_t
+{
+	kTrancheName,
+	kTrancheKind,
+	kTrancheAcquisitions,
+	kTrancheDescheduled,
+	kTrancheGrants,
+	kTrancheYields,
+	kTrancheColumns
+};
+
+#if PG_RSEQ_PATCHED
+
+/* Enforce the documented relations between counters of one snapshot. */
+void
+MakeConsistent(rseq_slice_counters *c)
+{
+	if (c->grants > c->requests)
+		c->grants = c->requests;
+	if (c->revoked > c->grants)
+		c->revoked = c->grants;
+	if (c->yields > c->grants)
+		c->yields = c->grants;
+	if (c->yields_in_grant > c->yields)
+		c->yields_in_grant = c->yields;
+}
+
+/* Fill the counter columns starting at `first`. */
+template <size_t N>
+void
+SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c)
+{
+	static_assert(N >= kCounterColumns, "row too short");
+	row.SetBigint(first + kSpinlockSections, c.entries[PG_RSEQ_KIND_SPINLOCK]);
+	row.SetBigint(first + kBufferHeaderSections, c.entries[PG_RSEQ_KIND_BUFHDR]);
+	row.SetBigint(first + kLWLockSections, c.entries[PG_RSEQ_KIND_LWLOCK]);
+	row.SetBigint(first + kWaitListSections, c.entries[PG_RSEQ_KIND_WAITLIST]);
+	row.SetBigint(first + kSections, c.sections);
+	row.SetBigint(first + kNestedEntries, c.nested);
+	row.SetBigint(first + kMaxDepth, c.max_depth);
+	row.SetBigint(first + kRequests, c.requests);
+	row.SetBigint(first + kGrants, c.grants);
+	row.SetBigint(first + kYields, c.yields);
+	row.SetBigint(first + kYieldsInGrant, c.yields_in_grant);
+	row.SetBigint(first + kRevoked, c.revoked);
+	row.SetBigint(first + kDescheduled, c.descheduled);
+}
+
+/* May the current user see the backend in slot `procno` with this pid? */
+bool
+CanSeeBackend(int procno, int pid, bool read_all)
+{
+	PgBackendStatus *be;
+
+	if (read_all || pid == MyProcPid)
+		return true;
+	be = pgstat_get_beentry_by_proc_number(procno);
+	if (be == nullptr || be->st_procpid != pid || !OidIsValid(be->st_userid))
+		return false;
+	return has_privs_of_role(GetUserId(), be->st_userid);
+}
+
+/* Lock kind of a per-tranche row. */
+const char *
+RowKind(int row)
+{
+	switch (row)
+	{
+		case PG_RSEQ_ROW_SPINLOCK:
+			return "spinlock";
+		case PG_RSEQ_ROW_BUFHDR:
+			return "buffer header";
+		case PG_RSEQ_ROW_WAITLIST:
+			return "wait list";
+		default:
+			return "lwlock";
+	}
+}
+
+/* One output row of pg_stat_rseq_tranche: rows with the same name summed. */
+struct TrancheSum
+{
+	const char *name;
+	const char *kind;
+	bool		always;			/* shown even when all counters are 0 */
+	PgRseqRowCounters c;
+};
+PG_RSEQ_ASSERT_POD(TrancheSum);
+
+#endif							/* PG_RSEQ_PATCHED */
+
+}								/* namespace */
+}								/* namespace pg_rseq */
+
+using namespace pg_rseq;
+
+/*
+ * pg_stat_rseq() returns setof record: one row per live backend (that the
+ * current user may see), counters since the later of the backend's start
+ * and the last reset.
+ */
+PG_RSEQ_FUNCTION(pg_stat_rseq)
+{
+	StartMaterializedSRF(fcinfo, "pg_stat_rseq", kBackendColumns);
+#if PG_RSEQ_PATCHED
+	{
+		bool		read_all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+		int			nslots = PgRseqNumSlots();
+
+		for (int i = 0; i < nslots; i++)
+		{
+			PgRseqBackendSnapshot snap;
+			Row<kBackendColumns> row;
+
+			PG_RSEQ_ASSERT_POD(PgRseqBackendSnapshot);
+			if (!PgRseqSnapshotBackend(i, &snap) || snap.pid <= 0)
+				continue;
+			if (!CanSeeBackend(i, snap.pid, read_all))
+				continue;
+			MakeConsistent(&snap.c);
+			row.Set(kBackendPid, Int32GetDatum(snap.pid));
+			row.SetText(kBackendType,
+						GetBackendTypeDesc(static_cast<BackendType>(snap.backend_type)));
+			row.SetText(kBackendMode, ModeName(snap.mode));
+			SetCounters(row, kBackendFirstCounter, snap.c);
+			if (snap.stats_reset != 0)
+				row.Set(kBackendStatsReset, TimestampTzGetDatum(snap.stats_reset));
+			PutRow(fcinfo, row);
+		}
+	}
+#endif
+	return static_cast<Datum>(0);
+}
+
+/*
+ * pg_stat_rseq_totals() returns setof record: one row, the cluster totals
+ * since the last reset (live backends and every backend that has exited).
+ */
+PG_RSEQ_FUNCTION(pg_stat_rseq_totals)
+{
+	StartMaterializedSRF(fcinfo, "pg_stat_rseq_totals", kTotalsColumns);
+#if PG_RSEQ_PATCHED
+	if (PgRseqShmem != nullptr)
+	{
+		static PgRseqRowCounters rows[PG_RSEQ_NROWS];
+		rseq_slice_counters c;
+		TimestampTz reset = 0;
+		Row<kTotalsColumns> row;
+
+		PgRseqSnapshotTotals(&c, rows, &reset);
+		MakeConsistent(&c);
+		SetCounters(row, 0, c);
+		if (reset != 0)
+			row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
+		PutRow(fcinfo, row);
+	}
+#endif
+	return static_cast<Datum>(0);
+}
+
+/*
+ * pg_stat_rseq_tranche() returns setof record: per LWLock tranche name
+ * (rows with the same name summed), plus one row each for spinlocks,
+ * buffer header locks and LWLock wait-list locks: cluster totals since the
+ * last reset.  LWLock tranches with all counters 0 are left out.
+ */
+PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
+{
+	StartMaterializedSRF(fcinfo, "pg_stat_rseq_tranche", kTrancheColumns);
+#if PG_RSEQ_PATCHED
+	if (PgRseqShmem != nullptr)
+	{
+		/* static: ~10 kB each, not worth palloc; backends are single-threaded */
+		static PgRseqRowCounters rows[PG_RSEQ_NROWS];
+		static TrancheSum sums[PG_RSEQ_NROWS];
+		rseq_slice_counters c;
+		TimestampTz reset;
+		int			nsums = 0;
+
+		PgRseqSnapshotTotals(&c, rows, &reset);
+		for (int r = 0; r < PG_RSEQ_NROWS; r++)
+		{
+			const char *name = PgRseqRowName(r);
+			const char *kind = RowKind(r);
+			int			s;
+
+			if (name == nullptr)
+				name = "unknown";
+			for (s = 0; s < nsums; s++)
+				if (std::strcmp(sums[s].name, name) == 0 &&
+					std::strcmp(sums[s].kind, kind) == 0)
+					break;
+			if (s == nsums)
+			{
+				sums[s].name = name;
+				sums[s].kind = kind;
+				sums[s].always = r >= PG_RSEQ_TRANCHE_ROWS;
+				std::memset(&sums[s].c, 0, sizeof(sums[s].c));
+				nsums++;
+			}
+			sums[s].c.acquisitions += rows[r].acquisitions;
+			sums[s].c.descheduled += rows[r].descheduled;
+			sums[s].c.grants += rows[r].grants;
+			sums[s].c.yields += rows[r].yields;
+		}
+		for (int s = 0; s < nsums; s++)
+		{
+			PgRseqRowCounters *t = &sums[s].c;
+			Row<kTrancheColumns> row;
+
+			if (!sums[s].always && t->acquisitions == 0 && t->descheduled == 0 &&
+				t->grants == 0 && t->yields == 0)
+				continue;
+			if (t->yields > t->grants)
+				t->yields = t->grants;
+			row.SetText(kTrancheName, sums[s].name);
+			row.SetText(kTrancheKind, sums[s].kind);
+			row.SetBigint(kTrancheAcquisitions, t->acquisitions);
+			row.SetBigint(kTrancheDescheduled, t->descheduled);
+			row.SetBigint(kTrancheGrants, t->grants);
+			row.SetBigint(kTrancheYields, t->yields);
+			PutRow(fcinfo, row);
+		}
+	}
+#endif
+	return static_cast<Datum>(0);
+}
+
+/*
+ * pg_stat_rseq_reset() returns timestamptz: zero every counter (all
+ * backends and the cluster totals) and return the reset time; NULL on a
+ * stock server, which has no counters.  EXECUTE is revoked from PUBLIC.
+ */
+PG_RSEQ_FUNCTION(pg_stat_rseq_reset)
+{
+#if PG_RSEQ_PATCHED
+	if (PgRseqShmem == nullptr)
+		throw Error(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+					"rseq statistics are not available in this process");
+	PG_RETURN_TIMESTAMPTZ(PgRseqResetCounters());
+#else
+	PG_RETURN_NULL();
+#endif
+}

@@ -1,0 +1,118 @@
+/*
+ * pg_rseq_test.cpp: a test-only function that raises an ERROR while
+ * holding LWLocks, so that the regression tests can check that the lock
+ * layer unwinds its nesting depth, withdraws its request and leaves
+ * rseq_cs at 0 when PostgreSQL's abort releases the locks.
+ *
+ * The locks live in a named DSM segment (the DSM registry), so no
+ * shared_preload_libraries entry is needed: the first caller creates the
+ * segment, allocates one LWLock tranche ID for it and initializes
+ * kMaxTestLocks LWLocks; every backend registers the tranche name
+ * "pg_rseq_test" before using them, so they show up under that name in
+ * pg_stat_rseq_tranche (for tranche IDs below the lock layer's row limit).
+ *
+ * Never under a spinlock: only LWLocks are held when the ERROR is raised.
+ *
+ * contrib/pg_rseq/src/pg_rseq_test.cpp
+ */
+#include "pg_rseq/pg_rseq.hpp"
+
+namespace pg_rseq
+{
+namespace
+{
+
+/* At most this many locks (PostgreSQL allows 200 held LWLocks). */
+constexpr int kMaxTestLocks = 64;
+constexpr const char *kTestTrancheName = "pg_rseq_test";
+
+struct TestLocks
+{
+	int			tranche_id;
+	LWLock		locks[kMaxTestLocks];
+};
+PG_RSEQ_ASSERT_POD(TestLocks);
+
+/* This backend's pointer to the segment, once attached. */
+TestLocks *test_locks = nullptr;
+
+/* DSM registry callback: runs once, in the backend that creates it. */
+void
+InitTestLocks(void *ptr)
+{
+	TestLocks  *t = static_cast<TestLocks *>(ptr);
+
+	t->tranche_id = LWLockNewTrancheId();
+	for (LWLock &lock : t->locks)
+		LWLockInitialize(&lock, t->tranche_id);
+}
+
+/* Attach to (or create) the segment and register the tranche name. */
+TestLocks *
+GetTestLocks()
+{
+	bool		found;
+
+	if (test_locks == nullptr)
+	{
+		TestLocks  *t = static_cast<TestLocks *>(
+			GetNamedDSMSegment("pg_rseq_test_locks", sizeof(TestLocks),
+							   InitTestLocks, &found));
+
+		LWLockRegisterTranche(t->tranche_id, kTestTrancheName);
+		test_locks = t;
+	}
+	return test_locks;
+}
+
+}								/* namespace */
+}								/* namespace pg_rseq */
+
+using namespace pg_rseq;
+
+/*
+ * pg_rseq_test_error_in_lwlocks(n integer) returns void: take n (0 .. 64)
+ * LWLocks of tranche "pg_rseq_test" in exclusive mode, then raise an ERROR
+ * (SQLSTATE P0001) while holding them; never returns normally.  On a
+ * patched server the error's DETAIL gives the nesting depth at the error.
+ * Superuser only.  NULL or n out of range: ERROR 22004 / 22023.
+ */
+PG_RSEQ_FUNCTION(pg_rseq_test_error_in_lwlocks)
+{
+	int32		n;
+	TestLocks  *t;
+
+	if (!superuser())
+		throw Error(ERRCODE_INSUFFICIENT_PRIVILEGE,
+					"permission denied for function pg_rseq_test_error_in_lwlocks")
+			.Detail("Only superusers may call this test function.");
+	if (PG_ARGISNULL(0))
+		throw Error(ERRCODE_NULL_VALUE_NOT_ALLOWED,
+					"number of LWLocks must not be NULL");
+	n = PG_GETARG_INT32(0);
+	if (n < 0 || n > kMaxTestLocks)
+		throw Error(ERRCODE_INVALID_PARAMETER_VALUE,
+					"number of LWLocks must be between 0 and %d, not %d",
+					kMaxTestLocks, n);
+
+	t = GetTestLocks();
+	for (int i = 0; i < n; i++)
+		LWLockAcquire(&t->locks[i], LW_EXCLUSIVE);
+
+	/*
+	 * Raised directly (not through Guard) so that nothing can come between
+	 * holding the locks and the ERROR; no C++ object is alive here.
+	 */
+#if PG_RSEQ_PATCHED
+	ereport(ERROR,
+			(errcode(ERRCODE_RAISE_EXCEPTION),
+			 errmsg("pg_rseq test error while holding %d LWLocks", n),
+			 errdetail("rseq nesting depth at the error: %u.",
+					   static_cast<unsigned>(PgRseqState.depth))));
+#else
+	ereport(ERROR,
+			(errcode(ERRCODE_RAISE_EXCEPTION),
+			 errmsg("pg_rseq test error while holding %d LWLocks", n)));
+#endif
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,32 @@
+--
+-- pg_rseq_kernel() and pg_rseq_backend_state() on the patched server.
+-- Values differ between machines (kernel, glibc): only their consistency
+-- is shown.
+--
+SELECT lock_layer,
+       mode IN ('off', 'measure', 'upstream', 'poc') AS mode_known,
+       mode <> 'off' AS mode_counts,
+       mode_setting = current_setting('rseq_slice_mode') AS setting_matches_guc,
+       mode_reason <> '' AS has_mode_reason,
+       kernel_release <> '' AS has_release,
+       rseq_owner IN ('glibc', 'postgres', 'none') AS owner_known,
+       rseq_registered = (rseq_registration IS NOT NULL) AS registration_consistent,
+       rseq_registered = (rseq_length IS NOT NULL) AS length_consistent,
+       slice_extension IN ('enabled', 'available', 'unavailable', 'disabled') AS slice_known,
+       (slice_extension = 'enabled') = (mode = 'upstream') OR mode_setting NOT IN ('auto', 'upstream') AS upstream_iff_enabled,
+       slice_ext_nsec IS NULL OR slice_ext_nsec > 0 AS nsec_valid,
+       summary LIKE 'kernel %' AS has_summary
+FROM pg_rseq_kernel();
+
+-- the mode in force agrees everywhere
+SELECT k.mode = s.mode AS same_mode_in_state,
+       k.mode = r.mode AS same_mode_in_view
+FROM pg_rseq_kernel() k, pg_rseq_backend_state() s, pg_stat_rseq r
+WHERE r.pid = pg_backend_pid();
+
+-- outside any lock: depth 0, no request pending, rseq_cs 0
+SELECT depth,
+       coalesce(request, 0) AS request,
+       coalesce(granted, 0) AS granted,
+       coalesce(rseq_cs, 0) AS rseq_cs
+FROM pg_rseq_backend_state();
