@@ -221,7 +221,7 @@ typedef struct rseq_slice_counters
 	uint64_t	grants;			/* grants seen: granted at close + revoked */
 	uint64_t	revoked;		/* request cleared by the kernel, granted
 								 * already clear at close */
-	uint64_t	yields;			/* rseq_slice_yield calls */
+	uint64_t	yields;			/* rseq_slice_yield calls (granted or revoked) */
 	uint64_t	yields_in_grant;	/* ... that returned 1 */
 	uint64_t	descheduled;	/* marker found cleared at a release */
 } rseq_slice_counters;
@@ -285,8 +285,10 @@ rseq_slice_sys_yield(rseq_slice_state *s)
  * Upstream: read request, clear it, then read granted.  granted set: call
  * rseq_slice_yield (counts yields, and yields_in_grant when it returns 1).
  * request already clear and granted clear: the kernel granted and then
- * revoked the extension.  Both count as a grant, so that
- * grants = debugfs s_granted (shared/docs/rseq-slice-abi.md, measured).
+ * revoked the extension; one rseq_slice_yield (returning 0) clears the
+ * kernel's pending system-call check (see below).  Both count as a grant,
+ * so that grants = debugfs s_granted (shared/docs/rseq-slice-abi.md,
+ * measured) and yields_in_grant = s_yielded.
  *
  * PoC: cr_flags is one word shared with the kernel; without an atomic
  * exchange a grant that lands between the load and the store is missed
@@ -310,9 +312,21 @@ rseq_slice_close_request(rseq_slice_state *s)
 		granted = a->slice.ctrl.granted != 0;
 		if (!granted && req == 0)
 		{
+			/*
+			 * Granted, then revoked before we got here.  The kernel still
+			 * has a check pending for our next system call: with rseq
+			 * debugging on it kills the thread if that call finds request
+			 * set, i.e. if it happens inside the next section (Linux 7.2
+			 * kernel/rseq.c rseq_syscall_enter_work(); see
+			 * bench/kernel-lab/NOTES.md).  One rseq_slice_yield (returns 0)
+			 * clears it.  Rare: revocations are preemptions anyway.
+			 */
 			c->grants++;
 			c->revoked++;
-			return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED;
+			c->yields++;
+			(void) rseq_slice_sys_yield(s);
+			return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
+				RSEQ_SLICE_EV_YIELD_CALLED;
 		}
 	}
 	else
