@@ -144,7 +144,7 @@ define sync_tree
 endef
 
 .PHONY: all postgres postgres-deps postgres-check clean-postgres distclean-postgres \
-        check help FORCE postgres-stock postgres-patched postgres-patched-cassert
+        check help FORCE pg-run-user postgres-stock postgres-patched postgres-patched-cassert
 
 all: postgres
 
@@ -291,14 +291,19 @@ $(foreach f,stock patched patched-cassert,$(eval $(call flavor_rules,$(f))))
 # ---------------------------------------------------------------------------
 # Make $(1) writable by $(PG_RUN_USER) (no-op when not root).
 define give_to_pg_user
-	if [ -n "$(AS_PG_USER)" ]; then \
-	  id -u $(PG_RUN_USER) >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin $(PG_RUN_USER); \
-	  chown -R $(PG_RUN_USER): $(1); \
-	fi
+	if [ -n "$(AS_PG_USER)" ]; then chown -R $(PG_RUN_USER): $(1); fi
 endef
 
+# Create $(PG_RUN_USER) if needed (no-op when not root).  Other makefiles
+# that start servers as root can depend on this phony target.
+pg-run-user:
+	@if [ -n "$(AS_PG_USER)" ] && ! id -u $(PG_RUN_USER) >/dev/null 2>&1; then \
+	  $(call msg,creating user $(PG_RUN_USER) to run PostgreSQL as non-root); \
+	  useradd --system --user-group --no-create-home --shell /usr/sbin/nologin $(PG_RUN_USER); \
+	fi
+
 # PostgreSQL's own regression suite (temp install) on the patched tree.
-postgres-check: $(call built_stamp,patched)
+postgres-check: $(call built_stamp,patched) | pg-run-user
 	@$(call msg,make check in $(call tree,patched)$(if $(AS_PG_USER), as $(PG_RUN_USER)))
 	@$(call give_to_pg_user,$(call tree,patched))
 	@cd $(call tree,patched) && touch .pg_rseq-check.start && SECONDS=0 && \
