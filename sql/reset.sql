@@ -18,8 +18,8 @@ SELECT r.reset_at > p.stats_reset AS reset_time_moved,
        t.stats_reset = r.reset_at AS totals_stats_reset,
        t.sections < p.sections AS sections_dropped,
        t.lwlock_sections < p.lwlock_sections AS lwlock_sections_dropped,
-       t.spinlock_sections <= p.spinlock_sections AS spinlock_sections_dropped,
-       t.nested_entries <= p.nested_entries AS nested_entries_dropped,
+       t.spinlock_sections < p.spinlock_sections AS spinlock_sections_dropped,
+       t.nested_entries < p.nested_entries AS nested_entries_dropped,
        t.descheduled_while_holding <= p.descheduled_while_holding AS descheduled_dropped
 FROM pg_stat_rseq_totals t, rseq_reset r, rseq_pre p;
 
