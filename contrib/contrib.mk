@@ -43,7 +43,7 @@ ext-install-$(1): $(call install_stamp,$(1))
 	  PG_CONFIG=$(call prefix,$(1))/bin/pg_config all install
 	@echo "[pg_rseq] pg_rseq for $(1): $$$$($$(EXTMAKE) -s -C $(call ext_objdir,$(1)) -f $(EXT_SRC)/Makefile PG_CONFIG=$(call prefix,$(1))/bin/pg_config lock-layer) lock layer"
 
-ext-check-$(1): ext-install-$(1) ext-meta-check
+ext-check-$(1): ext-install-$(1) ext-meta-check | pg-run-user
 	@bash $(EXT_SRC)/scripts/ext_check.sh $(1) $(call prefix,$(1)) \
 	  $(call ext_objdir,$(1)) $(call ext_workdir,$(1)) $(PG_RUN_USER)
 endef
