@@ -28,7 +28,9 @@ BUILD   ?= $(CURDIR)/build
 # postgresql-18 orig tarball from $(PG_SUITE) is fetched).
 PG_SRC  ?=
 # 1: also build $(BUILD)/pg/patched-cassert (--enable-cassert).
-CASSERT ?= 0
+# Default: 1 once an assertion-enabled build exists (so that a later
+# `make check` keeps testing it), else 0.
+CASSERT ?= $(if $(wildcard $(BUILD)/pg/src-patched-cassert/.pg_rseq-built),1,0)
 # Parallelism inside each PostgreSQL build (the machine has 2 cores).
 JOBS    ?= 3
 # 1: enter the PostgreSQL trees with make even if no stamp is out of date
@@ -303,10 +305,13 @@ pg-run-user:
 	fi
 
 # PostgreSQL's own regression suite (temp install) on the patched tree.
-postgres-check: $(call built_stamp,patched) | pg-run-user
-	@$(call msg,make check in $(call tree,patched)$(if $(AS_PG_USER), as $(PG_RUN_USER)))
-	@$(call give_to_pg_user,$(call tree,patched))
-	@cd $(call tree,patched) && touch .pg_rseq-check.start && SECONDS=0 && \
+# On the assertion-enabled tree when CASSERT=1: the lock layer's depth
+# invariant is then asserted at every lock operation of the whole suite.
+PG_CHECK_FLAVOR ?= $(if $(filter 1,$(CASSERT)),patched-cassert,patched)
+postgres-check: $(call built_stamp,$(PG_CHECK_FLAVOR)) | pg-run-user
+	@$(call msg,make check in $(call tree,$(PG_CHECK_FLAVOR))$(if $(AS_PG_USER), as $(PG_RUN_USER)))
+	@$(call give_to_pg_user,$(call tree,$(PG_CHECK_FLAVOR)))
+	@cd $(call tree,$(PG_CHECK_FLAVOR)) && touch .pg_rseq-check.start && SECONDS=0 && \
 	if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make check 2>&1 | tee .pg_rseq-check.log; then \
 	  $(call msg,postgres-check: $${SECONDS}s); \
 	  st=0; \
