@@ -41,3 +41,66 @@ micro-check: micro-deps
 	@BUILD_DIR=$(MICRO_BUILD) $(MICRO_DIR)/run --smoke --out $(BUILD)/micro-check
 
 CHECK_TARGETS += micro-check
+
+# ---------------------------------------------------------------------------
+# pgbench comparisons (bench/run, C++ driver in bench/driver)
+# ---------------------------------------------------------------------------
+#   make bench          bench/run $(BENCH_ARGS): stock against patched:auto
+#                       by default; e.g. make bench BENCH_ARGS="--full" or
+#                       BENCH_ARGS="--a patched:off --b patched:auto --quick".
+#                       Results in bench/results/run-<date>/ (or --out DIR).
+#   make bench-check    smoke test (part of `make check`): the --quick preset
+#                       (stock vs patched:auto) and a tiny patched:off vs
+#                       patched:auto run of hot-lwlock and eviction, each
+#                       checked by bench/check-run (files, row counts, tps > 0,
+#                       counters sane; never a speed threshold), plus the
+#                       driver's statistics self-test.  Output in
+#                       $(BUILD)/bench-check.
+#   make bench-deps     install what the driver needs (cmake, g++,
+#                       libboost-dev for Boost.Math, gnuplot-nox) if missing.
+# Both need PostgreSQL (stock, patched) and pg_rseq installed in both:
+# they depend on the install stamps and on ext-install-<flavour>.
+
+BENCH_DIR   := $(CURDIR)/bench
+BENCH_BUILD := $(BUILD)/bench
+BENCH_ARGS  ?=
+BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3
+BENCH_CHECK_OUT := $(BUILD)/bench-check
+BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_config $(BENCH_DIR)/run
+
+.PHONY: bench bench-check bench-deps bench-build
+
+bench-deps:
+	@missing=""; \
+	for p in $(BENCH_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $(call msg,installing$$missing); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
+	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
+	fi
+
+# The driver alone (bench/run also builds it when a source changed).
+bench-build: bench-deps $(PG_STOCK_STAMP)
+	@$(BENCH_RUN) --self-test >/dev/null
+
+bench: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock ext-install-patched | pg-run-user
+	@$(BENCH_RUN) $(BENCH_ARGS)
+
+bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock ext-install-patched | pg-run-user
+	@rm -rf $(BENCH_CHECK_OUT) && mkdir -p $(BENCH_CHECK_OUT)
+	@$(call msg,bench-check: statistics self-test)
+	@$(BENCH_RUN) --self-test > $(BENCH_CHECK_OUT)/self-test.txt || { cat $(BENCH_CHECK_OUT)/self-test.txt; exit 1; }
+	@$(call msg,bench-check: bench/run --quick (stock vs patched:auto))
+	@SECONDS=0; $(BENCH_RUN) --quick --out $(BENCH_CHECK_OUT)/quick; \
+	  $(call msg,bench-check: --quick took $${SECONDS}s)
+	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/quick --rows 24
+	@$(call msg,bench-check: patched:off vs patched:auto, hot-lwlock and eviction)
+	@$(BENCH_RUN) --a patched:off --b patched:auto --workloads hot-lwlock,eviction --clients 4x \
+	  --rounds 1 --duration 2 --warmup 1 --eviction-scale 2 --no-plots --out $(BENCH_CHECK_OUT)/modes
+	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/modes --rows 8
+
+# CHECK_TARGETS += bench-check   (enabled once tested against the patched server)

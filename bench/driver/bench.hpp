@@ -1,0 +1,152 @@
+// bench.hpp: the driver's data model (options, sides, workloads, rounds).
+#pragma once
+
+#include "util.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+extern const std::vector<std::string> kModes;  // off measure upstream poc auto
+
+// One side of the comparison: an installation and, if patched, a mode.
+struct Side {
+    char id = 'A';          // 'A' or 'B'
+    std::string spec;       // as given: stock, patched, patched:off, ...
+    std::string flavour;    // stock, patched, patched-cassert
+    bool patched = false;   // the installation has the lock layer
+    std::string mode;       // rseq_slice_mode for patched sides
+    std::string prefix;     // installation prefix
+    std::string label() const { return patched ? flavour + ":" + mode : flavour; }
+};
+
+struct Workload {
+    std::string name;       // select-only, tpcb, hot-lwlock, eviction
+    std::string what;       // one line for the report
+    std::string builtin;    // pgbench -b NAME, or empty
+    std::string script;     // pgbench -f FILE, or empty
+    bool eviction = false;  // small shared_buffers, larger scale
+};
+const std::vector<Workload>& all_workloads(const std::string& repo);
+
+struct Options {
+    std::vector<std::string> argv;  // the exact command line
+    std::string repo;               // repository root
+    Side a, b;
+    std::vector<std::string> workloads;
+    std::vector<std::string> clients_spec;  // as given: 1x, 4x, 8
+    std::vector<int> clients;               // resolved
+    int duration = 20;                      // s per measured round
+    int warmup = 10;                        // s per warm-up round
+    int rounds = 5;                         // measured rounds per side per configuration
+    int scale = 10;                         // select-only, tpcb
+    int eviction_scale = 6;                 // eviction
+    std::string shared_buffers = "256MB";
+    std::string eviction_shared_buffers = "16MB";
+    int hogs = 0;
+    int threads = 0;                        // pgbench -j; 0: min(clients, nCPU)
+    std::string protocol = "simple";
+    std::vector<std::pair<std::string, std::string>> settings;  // --set
+    std::string out;
+    std::string work;
+    bool keep_work = false;
+    std::string stock_prefix, patched_prefix, cassert_prefix;
+    std::string run_as;
+    std::string preset;  // "", quick, full
+    bool plots = true;
+    bool dry_run = false;
+    bool self_test = false;
+    int ncpu = 1;
+};
+// Parses argv; throws UsageError.  Returns false if --help was printed.
+bool parse_options(int argc, char** argv, Options& o);
+std::string usage_text();
+
+// The lock layer's counters for one round (deltas: reset before, read after).
+struct Counters {
+    bool present = false;  // false on stock (views empty) or without the extension
+    std::map<std::string, int64_t> v;
+};
+extern const std::vector<std::string> kCounterCols;
+
+struct TrancheRow {
+    std::string tranche, lock_kind;
+    int64_t acquisitions = 0, descheduled = 0, grants = 0, yields = 0;
+};
+
+struct Round {
+    int index = 0;            // 1-based, in run order
+    int config = 0;           // index into configs
+    std::string workload;
+    int clients = 0, threads = 0;
+    char side = 'A';
+    std::string side_label;
+    int rep = 0;              // 0 for the warm-up round, 1..rounds
+    bool warmup = false;
+    std::string start_utc;
+    int duration = 0;
+    double wall = 0;          // s, whole round including pgbench start-up
+    int64_t xacts = 0, failed = 0;
+    double tps = 0, lat_avg = 0, lat_sd = 0, conn_ms = 0;
+    LoadAvg load_before, load_after;
+    double cpu_busy_pct = 0;  // whole machine, during pgbench
+    int hogs = 0;
+    Counters c;
+    std::vector<TrancheRow> tranches;
+    std::string log;          // pgbench output file (relative to out)
+};
+
+struct Config {
+    int index = 0;
+    std::string workload;
+    int clients = 0, threads = 0;
+};
+
+// What we learned about one side's cluster of one workload.
+struct ClusterInfo {
+    char side = 'A';
+    std::string side_label;
+    std::string workload;
+    int port = 0;
+    int scale = 0;
+    std::string conf;             // the settings we wrote
+    std::string conf_file;        // copy in out/
+    std::string version;          // SELECT version()
+    std::string server_version;
+    std::string ext_version;      // pg_rseq, "" if not installed
+    std::string startup_line;     // "rseq slice extension: mode ..." from the log
+    std::string mode_setting;     // SHOW rseq_slice_mode
+    std::map<std::string, std::string> kernel;  // pg_rseq_kernel()
+    int64_t accounts_bytes = 0;   // pg_total_relation_size(pgbench_accounts)
+    int64_t shared_buffers_bytes = 0;
+    double setup_seconds = 0;
+    int64_t idle_read_sections = -1;  // sections counted by a reset + read alone
+};
+
+struct RunData {
+    Options opt;
+    std::string started_utc, finished_utc;
+    std::string status = "running";  // complete, failed: ..., interrupted
+    std::map<std::string, std::string> machine;
+    std::string git_commit;
+    bool git_dirty = false;
+    std::vector<Config> configs;
+    std::vector<Round> rounds;
+    std::vector<ClusterInfo> clusters;
+    double elapsed = 0;
+};
+
+// report.cpp
+void write_csv_header(const std::string& path);
+void append_csv_row(const std::string& path, const Round& r);
+void write_tranche_header(const std::string& path);
+void append_tranche_rows(const std::string& path, const Round& r);
+void write_json(const std::string& path, const RunData& d);
+void write_report(const std::string& path, const RunData& d, const std::vector<std::string>& plots);
+std::vector<std::string> make_plots(const std::string& outdir, const RunData& d, std::string& note);
+
+}  // namespace bench

@@ -1,0 +1,548 @@
+// main.cpp: bench/run, the pgbench comparison driver of pg_rseq.
+//
+// For each workload, a fresh cluster per side (initdb, bench.conf,
+// pgbench -i, CREATE EXTENSION pg_rseq), both servers up; for each client
+// count: one warm-up round per side, then --rounds measured rounds per side
+// in the order A B A B ...  Before each round the lock layer's counters are
+// reset (pg_stat_rseq_reset()), after pgbench exits they are read with one
+// query on a connection that stayed open (idle) during the round.  Results
+// go to rounds.csv (one row per round) and tranches.csv as they come, and to
+// results.json, report.md and plots/ after every configuration and at the
+// end, whatever the end is (done, failed, interrupted).
+#include "bench.hpp"
+#include "pg.hpp"
+#include "proc.hpp"
+#include "stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace bench {
+
+const std::vector<std::string> kCounterCols = {
+    "sections",     "spinlock_sections", "buffer_header_sections", "lwlock_sections", "wait_list_sections",
+    "nested_entries", "max_depth",       "requests",               "grants",          "yields",
+    "yields_in_grant", "revoked",        "descheduled_while_holding"};
+
+const std::vector<Workload>& all_workloads(const std::string& repo) {
+    static std::vector<Workload> w;
+    if (w.empty()) {
+        w.push_back({"select-only", "pgbench built-in select-only (-S): one primary-key SELECT per transaction",
+                     "select-only", "", false});
+        w.push_back({"tpcb", "pgbench built-in TPC-B-like: 3 UPDATEs, 1 SELECT, 1 INSERT per transaction",
+                     "tpcb-like", "", false});
+        w.push_back({"hot-lwlock",
+                     "bench/workloads/hot-lwlock.sql: nextval() on one sequence (one exclusive buffer content "
+                     "LWLock for all clients)",
+                     "", repo + "/bench/workloads/hot-lwlock.sql", false});
+        w.push_back({"eviction",
+                     "bench/workloads/eviction.sql: random primary-key reads of data ~6x shared_buffers (clock "
+                     "sweep, buffer header spinlocks)",
+                     "", repo + "/bench/workloads/eviction.sql", true});
+    }
+    return w;
+}
+
+static const Workload& workload(const Options& o, const std::string& name) {
+    for (auto& w : all_workloads(o.repo))
+        if (w.name == name) return w;
+    throw Error("unknown workload " + name);
+}
+
+static int workload_scale(const Options& o, const Workload& w) {
+    if (w.eviction) return o.eviction_scale;
+    if (w.name == "hot-lwlock") return 1;
+    return o.scale;
+}
+
+static void say(const std::string& s) {
+    fprintf(stdout, "%s\n", s.c_str());
+    fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Time estimate
+// ---------------------------------------------------------------------------
+struct Eta {
+    double setup_factor = 1.0;  // measured / predicted setup time
+    double setup_pred_done = 0, setup_real_done = 0;
+    double overhead = 1.0;      // s per round beyond its nominal length
+    double overhead_sum = 0;
+    int overhead_n = 0;
+
+    static double predict_setup(int scale) { return 7.0 + 0.7 * scale; }
+    void setup_done(int scale, double seconds) {
+        setup_pred_done += predict_setup(scale);
+        setup_real_done += seconds;
+        setup_factor = setup_real_done / setup_pred_done;
+    }
+    void round_done(double nominal, double wall) {
+        overhead_sum += std::max(0.0, wall - nominal);
+        overhead_n++;
+        overhead = overhead_sum / overhead_n;
+    }
+};
+
+// Remaining time from (workload index wi, client index ci, round position k
+// of this configuration, setups of this workload done).
+static double remaining(const Options& o, const Eta& e, size_t wi, size_t ci, int k, int setups_done) {
+    int per_cfg = 2 * (o.rounds + 1);
+    auto cfg_time = [&](int from) {
+        double t = 0;
+        for (int i = from; i < per_cfg; i++) t += (i < 2 ? o.warmup : o.duration) + e.overhead;
+        return t;
+    };
+    double t = 0;
+    for (size_t w = wi; w < o.workloads.size(); w++) {
+        const Workload& wl = workload(o, o.workloads[w]);
+        int sd = (w == wi) ? setups_done : 0;
+        t += (2 - sd) * Eta::predict_setup(workload_scale(o, wl)) * e.setup_factor;
+        for (size_t c = (w == wi ? ci : 0); c < o.clients.size(); c++)
+            t += cfg_time((w == wi && c == ci) ? k : 0);
+    }
+    return t;
+}
+
+// ---------------------------------------------------------------------------
+// Machine and versions
+// ---------------------------------------------------------------------------
+static std::map<std::string, std::string> machine_info(const Options& o) {
+    std::map<std::string, std::string> m;
+    m["nproc"] = std::to_string(o.ncpu);
+    struct utsname u;
+    if (uname(&u) == 0) {
+        m["kernel_release"] = u.release;
+        m["kernel_version"] = u.version;
+        m["arch"] = u.machine;
+    }
+    try {
+        for (auto& line : split(read_file("/proc/meminfo"), '\n'))
+            if (starts_with(line, "MemTotal:")) {
+                long kb = strtol(line.c_str() + 9, nullptr, 10);
+                m["memory"] = fmt("%.1f GiB", kb / 1048576.0);
+            }
+        for (auto& line : split(read_file("/proc/cpuinfo"), '\n'))
+            if (starts_with(line, "model name") && !m.count("cpu_model")) m["cpu_model"] = trim(line.substr(line.find(':') + 1));
+    } catch (const std::exception&) {
+    }
+    if (file_exists("/sys/kernel/debug/sched/preempt")) {
+        try {
+            m["preempt"] = trim(read_file("/sys/kernel/debug/sched/preempt"));
+        } catch (...) {
+        }
+    }
+    LoadAvg l = read_loadavg();
+    m["loadavg_start"] = fmt("%.2f %.2f %.2f", l.l1, l.l5, l.l15);
+    return m;
+}
+
+// ---------------------------------------------------------------------------
+// pgbench output
+// ---------------------------------------------------------------------------
+static bool parse_pgbench(const std::string& text, Round& r) {
+    bool have_tps = false;
+    for (auto& line : split(text, '\n')) {
+        double v;
+        long long n;
+        if (sscanf(line.c_str(), "number of transactions actually processed: %lld", &n) == 1) r.xacts = n;
+        else if (sscanf(line.c_str(), "number of failed transactions: %lld", &n) == 1) r.failed = n;
+        else if (sscanf(line.c_str(), "latency average = %lf ms", &v) == 1) r.lat_avg = v;
+        else if (sscanf(line.c_str(), "latency stddev = %lf ms", &v) == 1) r.lat_sd = v;
+        else if (sscanf(line.c_str(), "initial connection time = %lf ms", &v) == 1) r.conn_ms = v;
+        else if (sscanf(line.c_str(), "tps = %lf", &v) == 1) {
+            r.tps = v;
+            have_tps = true;
+        }
+    }
+    return have_tps;
+}
+
+// ---------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------
+class Runner {
+public:
+    explicit Runner(RunData& d) : d_(d), o_(d.opt) {}
+    void run();
+    void write_outputs(bool final_plots);
+
+private:
+    std::unique_ptr<Cluster> setup_side(const Side& s, const Workload& w, ClusterInfo& info);
+    void run_round(Cluster& cl, const Side& s, const Workload& w, const Config& cfg, int rep, int total);
+    void read_counters(Cluster& cl, Round& r);
+    std::string rel(const std::string& p) const { return starts_with(p, o_.out + "/") ? p.substr(o_.out.size() + 1) : p; }
+
+    RunData& d_;
+    const Options& o_;
+    Eta eta_;
+    Hogs hogs_;
+    int round_no_ = 0;
+    int total_rounds_ = 0;
+    size_t wi_ = 0, ci_ = 0;
+    int k_ = 0, setups_done_ = 0;
+    std::string csv_, tranche_csv_;
+    bool counters_[2] = {false, false};
+};
+
+std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, ClusterInfo& info) {
+    double t0 = now_mono();
+    int scale = workload_scale(o_, w);
+    std::string tag = std::string(1, s.id) + "-" + w.name;
+    say(fmt("[setup] %s side=%c (%s): initdb, pgbench -i -s %d ... ETA %s", w.name.c_str(), s.id, s.label().c_str(),
+            scale, human_duration(remaining(o_, eta_, wi_, ci_, 0, setups_done_)).c_str()));
+    auto cl = std::make_unique<Cluster>(s, w.name, o_.work + "/" + tag);
+    cl->initdb(o_.out + "/logs/" + tag + "-initdb.txt");
+    check_interrupt();
+    int maxc = *std::max_element(o_.clients.begin(), o_.clients.end());
+    int max_connections = std::max(100, maxc + 10);
+    info.side = s.id;
+    info.side_label = s.label();
+    info.workload = w.name;
+    info.scale = scale;
+    info.conf = cl->configure(w.eviction ? o_.eviction_shared_buffers : o_.shared_buffers, max_connections, o_.settings);
+    info.conf_file = "conf/" + tag + ".conf";
+    write_file(o_.out + "/" + info.conf_file, info.conf);
+    cl->start();
+    info.port = cl->port();
+
+    bool has_guc = cl->scalar("SELECT count(*) FROM pg_settings WHERE name = 'rseq_slice_mode'").value_or("0") == "1";
+    if (s.patched && !has_guc)
+        throw Error("side " + std::string(1, s.id) + ": " + s.prefix + " has no rseq_slice_mode: not the patched server");
+    if (!s.patched && has_guc)
+        throw Error("side " + std::string(1, s.id) + ": " + s.prefix + " has rseq_slice_mode: not a stock server");
+    try {
+        cl->exec("CREATE EXTENSION IF NOT EXISTS pg_rseq");
+    } catch (const Error& e) {
+        if (s.patched)
+            throw Error(std::string(e.what()) + "\n(install the extension with `make ext-install`)");
+        say(std::string("[setup]   note: no pg_rseq on side ") + s.id + ": " + e.what());
+    }
+    info.ext_version = cl->scalar("SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq'").value_or("");
+    info.version = cl->scalar("SELECT version()").value_or("");
+    info.server_version = cl->scalar("SHOW server_version").value_or("");
+    info.shared_buffers_bytes =
+        std::stoll(cl->scalar("SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'").value_or("0"));
+    if (s.patched) {
+        info.mode_setting = cl->scalar("SHOW rseq_slice_mode").value_or("");
+        info.startup_line = cl->startup_line();
+    }
+    if (!info.ext_version.empty()) {
+        QueryResult k = cl->query("SELECT * FROM pg_rseq_kernel()");
+        if (!k.rows.empty())
+            for (size_t j = 0; j < k.cols.size(); j++) info.kernel[k.cols[j]] = k.rows[0][j].value_or("");
+    }
+
+    SpawnOpts po;
+    po.as_run_user = true;
+    po.out_path = o_.out + "/logs/" + tag + "-pgbench-init.txt";
+    po.cwd = o_.work;
+    std::vector<std::string> argv = {cl->bin("pgbench")};
+    for (auto& a : cl->pgbench_conn_args()) argv.push_back(a);
+    for (auto& a : std::vector<std::string>{"-i", "-q", "-s", std::to_string(scale), "postgres"}) argv.push_back(a);
+    run_cmd(argv, po, 3600);
+    check_interrupt();
+    if (w.name == "hot-lwlock") cl->exec("CREATE SEQUENCE pg_rseq_bench_seq");
+    cl->exec("VACUUM ANALYZE");
+    cl->exec("CHECKPOINT");
+    info.accounts_bytes = std::stoll(cl->scalar("SELECT pg_total_relation_size('pgbench_accounts')").value_or("0"));
+
+    // What a reset followed by the read (no pgbench in between) counts: the
+    // measuring itself.
+    if (s.patched && !info.ext_version.empty()) {
+        cl->scalar("SELECT pg_stat_rseq_reset()");
+        info.idle_read_sections = std::stoll(cl->scalar("SELECT sections FROM pg_stat_rseq_totals").value_or("-1"));
+        counters_[s.id - 'A'] = true;
+    }
+    info.setup_seconds = now_mono() - t0;
+    eta_.setup_done(scale, info.setup_seconds);
+    setups_done_++;
+    say(fmt("[setup]   %c ready on port %d in %s (%s%s)", s.id, info.port, human_duration(info.setup_seconds).c_str(),
+            info.server_version.c_str(),
+            s.patched ? (", " + (info.startup_line.empty() ? "no start-up line" : info.startup_line)).c_str() : ""));
+    return cl;
+}
+
+void Runner::read_counters(Cluster& cl, Round& r) {
+    // One round trip, two statements: totals and per tranche.
+    auto res = cl.query_multi(
+        "SELECT " + join(kCounterCols, ", ") +
+        " FROM pg_stat_rseq_totals; "
+        "SELECT tranche, lock_kind, acquisitions, descheduled_while_holding, grants, yields FROM pg_stat_rseq_tranche");
+    if (res.size() != 2) throw Error("counter query returned " + std::to_string(res.size()) + " results");
+    if (!res[0].rows.empty()) {
+        r.c.present = true;
+        for (size_t j = 0; j < kCounterCols.size(); j++)
+            r.c.v[kCounterCols[j]] = std::stoll(res[0].rows[0][j].value_or("0"));
+    }
+    for (auto& row : res[1].rows) {
+        TrancheRow t;
+        t.tranche = row[0].value_or("");
+        t.lock_kind = row[1].value_or("");
+        t.acquisitions = std::stoll(row[2].value_or("0"));
+        t.descheduled = std::stoll(row[3].value_or("0"));
+        t.grants = std::stoll(row[4].value_or("0"));
+        t.yields = std::stoll(row[5].value_or("0"));
+        r.tranches.push_back(t);
+    }
+}
+
+void Runner::run_round(Cluster& cl, const Side& s, const Workload& w, const Config& cfg, int rep, int total) {
+    Round r;
+    r.index = ++round_no_;
+    r.config = cfg.index;
+    r.workload = w.name;
+    r.clients = cfg.clients;
+    r.threads = cfg.threads;
+    r.side = s.id;
+    r.side_label = s.label();
+    r.rep = rep;
+    r.warmup = rep == 0;
+    r.duration = r.warmup ? o_.warmup : o_.duration;
+    r.hogs = o_.hogs;
+    double eta = remaining(o_, eta_, wi_, ci_, k_, 2);
+    say(fmt("[round %d/%d] %s c=%d side=%c (%s) %s ... ETA %s", r.index, total_rounds_, w.name.c_str(), cfg.clients,
+            s.id, s.label().c_str(), r.warmup ? "warm-up" : fmt("rep %d/%d", rep, o_.rounds).c_str(),
+            human_duration(eta).c_str()));
+
+    double t0 = now_mono();
+    // What pgbench itself does before a built-in TPC-B run (we pass -n so
+    // that it does not do it after the counter reset).
+    if (w.name == "tpcb")
+        for (const char* q : {"VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"}) cl.exec(q);
+    if (o_.hogs > 0) hogs_.start(o_.hogs);
+    bool counters = counters_[s.id - 'A'];
+    if (counters) cl.scalar("SELECT pg_stat_rseq_reset()");
+
+    std::string tag = fmt("round-%03d-%s-c%d-%c", r.index, w.name.c_str(), cfg.clients, s.id);
+    std::string logp = o_.out + "/logs/" + tag + ".txt";
+    r.log = rel(logp);
+    std::vector<std::string> argv = {cl.bin("pgbench")};
+    for (auto& a : cl.pgbench_conn_args()) argv.push_back(a);
+    // -n: no vacuum (done above, before the reset); -P DURATION: makes
+    // pgbench measure per-transaction latency (it then prints "latency
+    // stddev"), with one progress line at the end.
+    for (auto& a : std::vector<std::string>{"-n", "-c", std::to_string(cfg.clients), "-j", std::to_string(cfg.threads),
+                                            "-T", std::to_string(r.duration), "-P", std::to_string(r.duration), "-M",
+                                            o_.protocol})
+        argv.push_back(a);
+    if (!w.builtin.empty()) {
+        argv.push_back("-b");
+        argv.push_back(w.builtin);
+    } else {
+        argv.push_back("-f");
+        argv.push_back(w.script);
+        argv.push_back("-s");
+        argv.push_back(std::to_string(workload_scale(o_, w)));
+    }
+    argv.push_back("postgres");
+    write_file(logp, "$ " + shell_join(argv) + "\n");
+
+    r.start_utc = utc_timestamp();
+    r.load_before = read_loadavg();
+    CpuTimes c0 = read_cpu_times();
+    SpawnOpts po;
+    po.as_run_user = true;
+    po.out_path = logp;
+    po.append = true;
+    po.cwd = o_.work;
+    pid_t pid = spawn(argv, po);
+    int st = wait_child(pid, r.duration + 120 + cfg.clients, "pgbench");
+    CpuTimes c1 = read_cpu_times();
+    r.load_after = read_loadavg();
+    if (c1.total > c0.total) r.cpu_busy_pct = 100.0 * (c1.busy - c0.busy) / (c1.total - c0.total);
+    if (counters) read_counters(cl, r);
+    hogs_.stop();
+    r.wall = now_mono() - t0;
+
+    std::string out = read_file(logp);
+    if (st != 0 || !parse_pgbench(out, r) || !(r.tps > 0)) {
+        std::string tail = out.size() > 3000 ? out.substr(out.size() - 3000) : out;
+        throw Error(fmt("pgbench exited with status %d (round %d, %s c=%d side %c); %s:\n", st, r.index,
+                        w.name.c_str(), cfg.clients, s.id, logp.c_str()) +
+                    tail);
+    }
+    eta_.round_done(r.duration, r.wall);
+    d_.rounds.push_back(r);
+    append_csv_row(csv_, r);
+    append_tranche_rows(tranche_csv_, r);
+    std::string extra;
+    if (r.c.present && r.xacts > 0)
+        extra = fmt(", %.2f deschedules and %.2f grants /1000 xacts", 1000.0 * r.c.v["descheduled_while_holding"] / r.xacts,
+                    1000.0 * r.c.v["grants"] / r.xacts);
+    say(fmt("[round %d/%d]   %.1f tps, latency %.3f ms (sd %.3f)%s, load %.1f->%.1f, cpu %.0f%%", r.index, total_rounds_,
+            r.tps, r.lat_avg, r.lat_sd, extra.c_str(), r.load_before.l1, r.load_after.l1, r.cpu_busy_pct));
+}
+
+void Runner::write_outputs(bool final_plots) {
+    std::vector<std::string> plots;
+    std::string note;
+    if (final_plots) {
+        if (o_.plots)
+            plots = make_plots(o_.out, d_, note);
+        else
+            note = "plots skipped (--no-plots)";
+        if (!note.empty()) d_.machine["plots_note"] = note;
+    }
+    write_json(o_.out + "/results.json", d_);
+    write_report(o_.out + "/report.md", d_, plots);
+}
+
+void Runner::run() {
+    mkdirs(o_.out + "/logs");
+    mkdirs(o_.out + "/conf");
+    mkdirs(o_.work);
+    give_to(run_user(), o_.work);
+    if (!user_can_write(run_user(), o_.work))
+        throw Error("user " + run_user().name + " cannot write to " + o_.work +
+                    " (a parent folder is not searchable by it?); choose another --work");
+    csv_ = o_.out + "/rounds.csv";
+    tranche_csv_ = o_.out + "/tranches.csv";
+    write_csv_header(csv_);
+    write_tranche_header(tranche_csv_);
+
+    total_rounds_ = static_cast<int>(o_.workloads.size() * o_.clients.size()) * 2 * (o_.rounds + 1);
+    int cfg_index = 0;
+    for (wi_ = 0; wi_ < o_.workloads.size(); wi_++) {
+        const Workload& w = workload(o_, o_.workloads[wi_]);
+        ci_ = 0;
+        k_ = 0;
+        setups_done_ = 0;
+        ClusterInfo ia, ib;
+        auto ca = setup_side(o_.a, w, ia);
+        d_.clusters.push_back(ia);
+        auto cb = setup_side(o_.b, w, ib);
+        d_.clusters.push_back(ib);
+        for (ci_ = 0; ci_ < o_.clients.size(); ci_++) {
+            Config cfg;
+            cfg.index = ++cfg_index;
+            cfg.workload = w.name;
+            cfg.clients = o_.clients[ci_];
+            cfg.threads = o_.threads > 0 ? std::min(o_.threads, cfg.clients) : std::min(cfg.clients, o_.ncpu);
+            d_.configs.push_back(cfg);
+            k_ = 0;
+            for (int rep = 0; rep <= o_.rounds; rep++) {
+                run_round(*ca, o_.a, w, cfg, rep, total_rounds_);
+                k_++;
+                run_round(*cb, o_.b, w, cfg, rep, total_rounds_);
+                k_++;
+            }
+            write_outputs(false);
+        }
+        // Stop both servers, keep their logs, drop the clusters.
+        for (auto* cl : {ca.get(), cb.get()}) {
+            cl->stop(false);
+        }
+        for (const Side* s : {&o_.a, &o_.b}) {
+            std::string tag = std::string(1, s->id) + "-" + w.name;
+            std::string dir = o_.work + "/" + tag;
+            if (file_exists(dir + "/server.log")) write_file(o_.out + "/logs/" + tag + "-server.log", read_file(dir + "/server.log"));
+        }
+        ca.reset();
+        cb.reset();
+        if (!o_.keep_work) {
+            remove_tree(o_.work + "/A-" + w.name);
+            remove_tree(o_.work + "/B-" + w.name);
+        }
+    }
+}
+
+static void print_plan(const Options& o) {
+    say("plan: A = " + o.a.label() + " (" + o.a.prefix + "), B = " + o.b.label() + " (" + o.b.prefix + ")");
+    say("  workloads: " + join(o.workloads, ", "));
+    std::vector<std::string> cs;
+    for (size_t i = 0; i < o.clients.size(); i++) cs.push_back(o.clients_spec[i] + "=" + std::to_string(o.clients[i]));
+    say("  clients: " + join(cs, ", ") + fmt(" (%d CPUs)", o.ncpu));
+    say(fmt("  per configuration and side: 1 warm-up round of %d s + %d rounds of %d s; hogs %d", o.warmup, o.rounds,
+            o.duration, o.hogs));
+    say(fmt("  scale %d (eviction %d, shared_buffers %s / eviction %s), protocol %s", o.scale, o.eviction_scale,
+            o.shared_buffers.c_str(), o.eviction_shared_buffers.c_str(), o.protocol.c_str()));
+    say("  output: " + o.out + (o.work != o.out + "/work" ? " (clusters in " + o.work + ")" : ""));
+    Eta e;
+    say("  estimated time: " + human_duration(remaining(o, e, 0, 0, 0, 0)) +
+        " (pessimistic on a loaded machine: the estimate is refined while it runs)");
+}
+
+static void check_installation(const Side& s) {
+    for (const char* p : {"postgres", "pgbench", "initdb", "pg_ctl"})
+        if (access((s.prefix + "/bin/" + p).c_str(), X_OK) != 0)
+            throw Error("side " + std::string(1, s.id) + " (" + s.label() + "): " + s.prefix + "/bin/" + p +
+                        " not found; build it with `make postgres` (and `make ext-install`)");
+}
+
+}  // namespace bench
+
+using namespace bench;
+
+int main(int argc, char** argv) {
+    install_signal_handlers();
+    RunData d;
+    try {
+        if (!parse_options(argc, argv, d.opt)) return 0;
+    } catch (const UsageError& e) {
+        fprintf(stderr, "bench/run: %s\nTry 'bench/run --help'.\n", e.what());
+        return 2;
+    }
+    const Options& o = d.opt;
+    if (o.self_test) return stats_self_test() == 0 ? 0 : 1;
+    for (auto& wn : o.workloads) {
+        const Workload& w = workload(o, wn);
+        if (!w.script.empty() && !file_exists(w.script)) {
+            fprintf(stderr, "bench/run: workload script %s not found\n", w.script.c_str());
+            return 1;
+        }
+    }
+    print_plan(o);
+    if (o.dry_run) return 0;
+
+    Runner runner(d);
+    int status = 0;
+    double t0 = now_mono();
+    try {
+        check_installation(o.a);
+        check_installation(o.b);
+        if (file_exists(o.out + "/rounds.csv"))
+            throw Error(o.out + " already holds a run (rounds.csv); choose another --out");
+        mkdirs(o.out);
+        set_run_user(setup_run_user(o.run_as));
+        d.started_utc = utc_timestamp();
+        d.machine = machine_info(o);
+        std::string head = capture({"git", "-C", o.repo, "rev-parse", "HEAD"});
+        d.git_commit = trim(head);
+        d.git_dirty = !trim(capture({"git", "-C", o.repo, "status", "--porcelain", "--untracked-files=no"})).empty();
+        char cwd[4096];
+        write_file(o.out + "/command.txt",
+                   std::string("cd ") + shell_quote(getcwd(cwd, sizeof cwd) ? cwd : ".") + " && " +
+                       shell_join(o.argv) + "\n# started " + d.started_utc + "\n");
+        runner.run();
+        d.status = "complete";
+    } catch (const Interrupted& e) {
+        fprintf(stderr, "\nbench/run: interrupted by signal %d (%s): stopping servers\n", e.signo, strsignal(e.signo));
+        d.status = fmt("interrupted by signal %d", e.signo);
+        status = 128 + e.signo;
+    } catch (const std::exception& e) {
+        fprintf(stderr, "bench/run: error: %s\n", e.what());
+        d.status = std::string("failed: ") + e.what();
+        status = 1;
+    }
+    run_cleanups();  // pgbench, hogs, servers: on every path
+    d.finished_utc = utc_timestamp();
+    d.elapsed = now_mono() - t0;
+    if (!d.started_utc.empty()) {
+        try {
+            d.machine["loadavg_end"] = fmt("%.2f %.2f %.2f", read_loadavg().l1, read_loadavg().l5, read_loadavg().l15);
+            runner.write_outputs(status == 0 || !d.rounds.empty());
+            if (status == 0 && !o.keep_work) remove_tree(o.work);
+            say("bench/run: " + d.status + " in " + human_duration(d.elapsed) + "; report: " + o.out + "/report.md");
+        } catch (const std::exception& e) {
+            fprintf(stderr, "bench/run: writing the results failed: %s\n", e.what());
+            if (status == 0) status = 1;
+        }
+    }
+    return status;
+}

@@ -1,0 +1,310 @@
+// options.cpp: command line of bench/run.
+#include "bench.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include <unistd.h>
+
+namespace bench {
+
+const std::vector<std::string> kModes = {"off", "measure", "upstream", "poc", "auto"};
+
+std::string usage_text() {
+    return R"(Usage: bench/run [OPTIONS]
+
+Compares two PostgreSQL 18 servers built by `make postgres` (default: stock
+against patched in rseq_slice_mode auto) with pgbench.  Every workload gets a
+fresh cluster per side (initdb, tuned postgresql.conf, pgbench -i) on a free
+127.0.0.1 port; measured rounds alternate A B A B ..., after one discarded
+warm-up round per side and configuration (workload x client count).  Writes a
+CSV, a JSON file, a Markdown report and PNG plots to the output folder.  All
+servers, pgbench processes and CPU hogs are stopped on every exit path
+(normal end, error, Ctrl-C / SIGTERM / SIGHUP).
+
+Sides:
+  --a SIDE           side A (default: stock)
+  --b SIDE           side B (default: patched:auto)
+                     SIDE is stock | patched[:MODE] | patched-cassert[:MODE],
+                     MODE one of off, measure, upstream, poc, auto (the
+                     GUC rseq_slice_mode; default auto).  Example:
+                     --a patched:off --b patched:auto
+  --stock-prefix DIR, --patched-prefix DIR, --cassert-prefix DIR
+                     installations (default <repo>/build/pg/stock, .../patched,
+                     .../patched-cassert)
+
+Workload:
+  --workloads LIST   comma list of select-only (pgbench -S), tpcb (built-in
+                     TPC-B-like), hot-lwlock (bench/workloads/hot-lwlock.sql:
+                     nextval() on one sequence, one hot buffer content LWLock),
+                     eviction (bench/workloads/eviction.sql: random reads of
+                     data ~6x shared_buffers, clock-sweep buffer header
+                     spinlocks).  Default: all four, in that order.
+  --clients LIST     comma list of client counts: N (absolute) or Nx (N times
+                     the number of CPUs, here )" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+           R"().  Default: 1x,4x,16x,50x
+  --duration SEC     length of each measured round, seconds (default 20)
+  --warmup SEC       length of the warm-up round, seconds (default 10)
+  --rounds N         measured rounds per side per configuration (default 5)
+  --scale N          pgbench scale for select-only and tpcb (default 10:
+                     1,000,000 accounts, ~150 MB); hot-lwlock uses scale 1
+  --eviction-scale N pgbench scale for eviction (default 6: pgbench_accounts
+                     and its index ~95 MB, ~6x --eviction-shared-buffers)
+  --shared-buffers SIZE           shared_buffers, PostgreSQL units (default 256MB)
+  --eviction-shared-buffers SIZE  shared_buffers for eviction (default 16MB)
+  --hogs N           N busy-loop processes run during every round (warm-up
+                     included) so that lock holders compete for CPUs (default 0)
+  --threads N        pgbench -j (default: min(clients, CPUs))
+  --protocol P       pgbench -M: simple, extended or prepared (default simple)
+  --set NAME=VALUE   extra postgresql.conf setting on both sides (repeatable)
+
+Presets (explicit options override them, wherever they stand):
+  --quick            smoke preset, under 3 minutes on 2 CPUs: select-only,tpcb;
+                     clients 1x,4x; 2 rounds of 4 s; 2 s warm-up; scale 1
+  --full             the committed results' preset (~25 minutes on 2 CPUs):
+                     all four workloads; clients 1x,16x,50x; 5 rounds of 10 s;
+                     5 s warm-up; scale 10; eviction scale 6
+
+Output:
+  --out DIR          output folder (default bench/results/run-YYYYmmdd-HHMMSS)
+  --work DIR         cluster folder (default OUT/work; removed at the end
+                     unless --keep-work; server logs are copied to OUT/logs)
+  --keep-work        keep the clusters
+  --no-plots         skip gnuplot
+  --run-as USER      user for initdb/postgres/pgbench when run as root
+                     (default pgrseq, created if missing)
+  --dry-run          print the plan and the time estimate, run nothing
+  --self-test        check the statistics code against reference values
+  -h, --help         this text
+
+Exit status: 0 done, 1 a step failed (servers stopped, partial results
+kept), 2 bad options, 128+N interrupted by signal N (servers stopped).
+)";
+}
+
+static std::string repo_default() {
+    const char* e = getenv("PGRSEQ_REPO");
+    if (e && *e) return e;
+#ifdef PGRSEQ_REPO_ROOT
+    return PGRSEQ_REPO_ROOT;
+#else
+    return abs_path(".");
+#endif
+}
+
+static Side parse_side(const std::string& s, char id, const Options& o) {
+    Side side;
+    side.id = id;
+    side.spec = s;
+    std::string flav = s, mode;
+    size_t k = s.find(':');
+    if (k != std::string::npos) {
+        flav = s.substr(0, k);
+        mode = s.substr(k + 1);
+    }
+    std::string opt = std::string("--") + static_cast<char>(tolower(id));
+    if (flav == "stock") {
+        if (!mode.empty()) throw UsageError(opt + " " + s + ": the stock server has no rseq_slice_mode");
+        side.flavour = "stock";
+        side.prefix = o.stock_prefix;
+    } else if (flav == "patched" || flav == "patched-cassert") {
+        side.flavour = flav;
+        side.patched = true;
+        side.mode = mode.empty() ? "auto" : mode;
+        if (std::find(kModes.begin(), kModes.end(), side.mode) == kModes.end())
+            throw UsageError(opt + " " + s + ": unknown mode '" + side.mode +
+                             "' (expected off, measure, upstream, poc or auto)");
+        side.prefix = flav == "patched" ? o.patched_prefix : o.cassert_prefix;
+    } else {
+        throw UsageError(opt + " " + s + ": expected stock, patched[:MODE] or patched-cassert[:MODE]");
+    }
+    return side;
+}
+
+bool parse_options(int argc, char** argv, Options& o) {
+    o.argv.assign(argv, argv + argc);
+    if (const char* a0 = getenv("PGRSEQ_BENCH_ARGV0"); a0 && *a0 && !o.argv.empty()) o.argv[0] = a0;
+    o.repo = repo_default();
+    o.ncpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    if (o.ncpu < 1) o.ncpu = 1;
+
+    // Pass 1: presets (so that explicit options win wherever they stand).
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--quick" || a == "--full") {
+            if (!o.preset.empty() && o.preset != a.substr(2))
+                throw UsageError("--quick and --full exclude each other");
+            o.preset = a.substr(2);
+        }
+    }
+    std::string a_spec = "stock", b_spec = "patched:auto";
+    std::string workloads = "select-only,tpcb,hot-lwlock,eviction";
+    std::string clients = "1x,4x,16x,50x";
+    if (o.preset == "quick") {
+        workloads = "select-only,tpcb";
+        clients = "1x,4x";
+        o.rounds = 2;
+        o.duration = 4;
+        o.warmup = 2;
+        o.scale = 1;
+    } else if (o.preset == "full") {
+        workloads = "select-only,tpcb,hot-lwlock,eviction";
+        clients = "1x,16x,50x";
+        o.rounds = 5;
+        o.duration = 10;
+        o.warmup = 5;
+        o.scale = 10;
+        o.eviction_scale = 6;
+    }
+
+    auto need = [&](int& i, const std::string& name, std::string& inline_val) -> std::string {
+        if (!inline_val.empty()) return inline_val;
+        if (i + 1 >= argc) throw UsageError(name + " needs a value");
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; i++) {
+        std::string arg = argv[i], val;
+        if (starts_with(arg, "--") && arg.find('=') != std::string::npos) {
+            val = arg.substr(arg.find('=') + 1);
+            arg = arg.substr(0, arg.find('='));
+            if (val.empty()) throw UsageError(arg + "= needs a value");
+        }
+        auto flag = [&]() {
+            if (!val.empty()) throw UsageError(arg + " takes no value");
+        };
+        if (arg == "-h" || arg == "--help") {
+            fputs(usage_text().c_str(), stdout);
+            return false;
+        } else if (arg == "--quick" || arg == "--full") {
+            flag();
+        } else if (arg == "--a") {
+            a_spec = need(i, arg, val);
+        } else if (arg == "--b") {
+            b_spec = need(i, arg, val);
+        } else if (arg == "--workloads") {
+            workloads = need(i, arg, val);
+        } else if (arg == "--clients") {
+            clients = need(i, arg, val);
+        } else if (arg == "--duration") {
+            o.duration = parse_long(need(i, arg, val), "--duration (seconds)", 1, 86400);
+        } else if (arg == "--warmup") {
+            o.warmup = parse_long(need(i, arg, val), "--warmup (seconds)", 1, 86400);
+        } else if (arg == "--rounds") {
+            o.rounds = parse_long(need(i, arg, val), "--rounds", 1, 10000);
+        } else if (arg == "--scale") {
+            o.scale = parse_long(need(i, arg, val), "--scale", 1, 100000);
+        } else if (arg == "--eviction-scale") {
+            o.eviction_scale = parse_long(need(i, arg, val), "--eviction-scale", 1, 100000);
+        } else if (arg == "--shared-buffers") {
+            o.shared_buffers = need(i, arg, val);
+        } else if (arg == "--eviction-shared-buffers") {
+            o.eviction_shared_buffers = need(i, arg, val);
+        } else if (arg == "--hogs") {
+            o.hogs = parse_long(need(i, arg, val), "--hogs", 0, 1024);
+        } else if (arg == "--threads") {
+            o.threads = parse_long(need(i, arg, val), "--threads", 1, 1024);
+        } else if (arg == "--protocol") {
+            o.protocol = need(i, arg, val);
+            if (o.protocol != "simple" && o.protocol != "extended" && o.protocol != "prepared")
+                throw UsageError("--protocol: expected simple, extended or prepared, got '" + o.protocol + "'");
+        } else if (arg == "--set") {
+            std::string kv = need(i, arg, val);
+            size_t k = kv.find('=');
+            if (k == std::string::npos || k == 0 || k + 1 >= kv.size())
+                throw UsageError("--set: expected NAME=VALUE, got '" + kv + "'");
+            std::string name = trim(kv.substr(0, k));
+            if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") != std::string::npos)
+                throw UsageError("--set: bad setting name '" + name + "'");
+            o.settings.push_back({name, trim(kv.substr(k + 1))});
+        } else if (arg == "--out") {
+            o.out = need(i, arg, val);
+        } else if (arg == "--work") {
+            o.work = need(i, arg, val);
+        } else if (arg == "--keep-work") {
+            flag();
+            o.keep_work = true;
+        } else if (arg == "--no-plots") {
+            flag();
+            o.plots = false;
+        } else if (arg == "--stock-prefix") {
+            o.stock_prefix = need(i, arg, val);
+        } else if (arg == "--patched-prefix") {
+            o.patched_prefix = need(i, arg, val);
+        } else if (arg == "--cassert-prefix") {
+            o.cassert_prefix = need(i, arg, val);
+        } else if (arg == "--run-as") {
+            o.run_as = need(i, arg, val);
+        } else if (arg == "--dry-run") {
+            flag();
+            o.dry_run = true;
+        } else if (arg == "--self-test") {
+            flag();
+            o.self_test = true;
+        } else {
+            throw UsageError("unknown option '" + arg + "'");
+        }
+    }
+
+    auto size_ok = [](const std::string& s) {
+        size_t k = s.find_first_not_of("0123456789");
+        if (k == 0 || s.empty()) return false;
+        std::string unit = s.substr(k);
+        return unit.empty() || unit == "kB" || unit == "MB" || unit == "GB" || unit == "TB";
+    };
+    if (!size_ok(o.shared_buffers)) throw UsageError("--shared-buffers: expected e.g. 256MB, got '" + o.shared_buffers + "'");
+    if (!size_ok(o.eviction_shared_buffers))
+        throw UsageError("--eviction-shared-buffers: expected e.g. 16MB, got '" + o.eviction_shared_buffers + "'");
+
+    if (o.stock_prefix.empty()) o.stock_prefix = o.repo + "/build/pg/stock";
+    if (o.patched_prefix.empty()) o.patched_prefix = o.repo + "/build/pg/patched";
+    if (o.cassert_prefix.empty()) o.cassert_prefix = o.repo + "/build/pg/patched-cassert";
+    o.stock_prefix = abs_path(o.stock_prefix);
+    o.patched_prefix = abs_path(o.patched_prefix);
+    o.cassert_prefix = abs_path(o.cassert_prefix);
+    o.a = parse_side(a_spec, 'A', o);
+    o.b = parse_side(b_spec, 'B', o);
+
+    std::set<std::string> seen;
+    o.workloads.clear();
+    for (auto w : split(workloads, ',')) {
+        w = trim(w);
+        if (w == "select_only" || w == "S") w = "select-only";
+        if (w == "tpcb-like" || w == "tpc-b") w = "tpcb";
+        if (w.empty()) throw UsageError("--workloads: empty entry in '" + workloads + "'");
+        bool known = false;
+        for (auto& k : all_workloads(o.repo))
+            if (k.name == w) known = true;
+        if (!known)
+            throw UsageError("--workloads: unknown workload '" + w +
+                             "' (expected select-only, tpcb, hot-lwlock or eviction)");
+        if (seen.insert(w).second) o.workloads.push_back(w);
+    }
+
+    o.clients.clear();
+    o.clients_spec.clear();
+    std::set<int> cseen;
+    for (auto c : split(clients, ',')) {
+        c = trim(c);
+        int n;
+        if (!c.empty() && (c.back() == 'x' || c.back() == 'X')) {
+            n = static_cast<int>(parse_long(c.substr(0, c.size() - 1), "--clients (multiple of CPUs, e.g. 4x)", 1, 1000)) *
+                o.ncpu;
+        } else {
+            n = static_cast<int>(parse_long(c, "--clients (count, or e.g. 4x)", 1, 5000));
+        }
+        if (n > 5000) throw UsageError("--clients: " + c + " is more than 5000 clients");
+        if (cseen.insert(n).second) {
+            o.clients.push_back(n);
+            o.clients_spec.push_back(c);
+        }
+    }
+
+    if (o.out.empty()) o.out = o.repo + "/bench/results/run-" + local_stamp();
+    o.out = abs_path(o.out);
+    if (o.work.empty()) o.work = o.out + "/work";
+    o.work = abs_path(o.work);
+    return true;
+}
+
+}  // namespace bench

@@ -1,0 +1,688 @@
+// report.cpp: rounds.csv, tranches.csv, results.json, report.md, plots/.
+#include "bench.hpp"
+#include "proc.hpp"
+#include "stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace bench {
+
+// ---------------------------------------------------------------------------
+// CSV
+// ---------------------------------------------------------------------------
+void write_csv_header(const std::string& path) {
+    std::string h =
+        "round,config,workload,clients,threads,side,side_label,rep,warmup,start_utc,duration_s,wall_s,xacts,failed,"
+        "tps,latency_avg_ms,latency_stddev_ms,conn_ms,load1_before,load5_before,load1_after,load5_after,"
+        "cpu_busy_pct,hogs";
+    for (auto& c : kCounterCols) h += "," + c;
+    h += ",log\n";
+    write_file(path, h);
+}
+
+void append_csv_row(const std::string& path, const Round& r) {
+    std::ofstream out(path, std::ios::app);
+    out << r.index << ',' << r.config << ',' << r.workload << ',' << r.clients << ',' << r.threads << ',' << r.side
+        << ',' << csv_escape(r.side_label) << ',' << r.rep << ',' << (r.warmup ? 1 : 0) << ',' << r.start_utc << ','
+        << r.duration << ',' << fmt("%.3f", r.wall) << ',' << r.xacts << ',' << r.failed << ',' << fmt("%.3f", r.tps)
+        << ',' << fmt("%.3f", r.lat_avg) << ',' << fmt("%.3f", r.lat_sd) << ',' << fmt("%.3f", r.conn_ms) << ','
+        << fmt("%.2f,%.2f,%.2f,%.2f", r.load_before.l1, r.load_before.l5, r.load_after.l1, r.load_after.l5) << ','
+        << fmt("%.1f", r.cpu_busy_pct) << ',' << r.hogs;
+    for (auto& c : kCounterCols) {
+        out << ',';
+        if (r.c.present) out << r.c.v.at(c);  // empty: no counters (stock)
+    }
+    out << ',' << csv_escape(r.log) << '\n';
+    if (!out) throw Error("cannot append to " + path);
+}
+
+void write_tranche_header(const std::string& path) {
+    write_file(path,
+               "round,config,workload,clients,side,side_label,warmup,tranche,lock_kind,acquisitions,"
+               "descheduled_while_holding,grants,yields\n");
+}
+
+void append_tranche_rows(const std::string& path, const Round& r) {
+    std::ofstream out(path, std::ios::app);
+    for (auto& t : r.tranches)
+        out << r.index << ',' << r.config << ',' << r.workload << ',' << r.clients << ',' << r.side << ','
+            << csv_escape(r.side_label) << ',' << (r.warmup ? 1 : 0) << ',' << csv_escape(t.tranche) << ','
+            << csv_escape(t.lock_kind) << ',' << t.acquisitions << ',' << t.descheduled << ',' << t.grants << ','
+            << t.yields << '\n';
+    if (!out) throw Error("cannot append to " + path);
+}
+
+// ---------------------------------------------------------------------------
+// Per-configuration summaries
+// ---------------------------------------------------------------------------
+struct SideSummary {
+    Summary tps;
+    double lat_avg = NAN, lat_sd = NAN;  // means over the measured rounds
+    int64_t xacts = 0, failed = 0;
+    bool counters = false;
+    std::map<std::string, int64_t> sum;  // counter sums (max for max_depth)
+    double per1000(const std::string& c) const {
+        return xacts > 0 && sum.count(c) ? 1000.0 * sum.at(c) / xacts : NAN;
+    }
+    std::vector<double> tps_values;
+};
+
+struct ConfigSummary {
+    Config cfg;
+    SideSummary s[2];
+    Welch w;
+    Ratio ratio;
+    bool complete = false;
+};
+
+static SideSummary side_summary(const RunData& d, const Config& cfg, char side) {
+    SideSummary s;
+    std::vector<double> lat, latsd;
+    for (auto& r : d.rounds) {
+        if (r.config != cfg.index || r.side != side || r.warmup) continue;
+        s.tps_values.push_back(r.tps);
+        lat.push_back(r.lat_avg);
+        latsd.push_back(r.lat_sd);
+        s.xacts += r.xacts;
+        s.failed += r.failed;
+        if (r.c.present) {
+            s.counters = true;
+            for (auto& [k, v] : r.c.v) {
+                if (k == "max_depth")
+                    s.sum[k] = std::max(s.sum[k], v);
+                else
+                    s.sum[k] += v;
+            }
+        }
+    }
+    s.tps = summarize(s.tps_values);
+    if (!lat.empty()) {
+        s.lat_avg = summarize(lat).mean;
+        s.lat_sd = summarize(latsd).mean;
+    }
+    return s;
+}
+
+static std::vector<ConfigSummary> summaries(const RunData& d) {
+    std::vector<ConfigSummary> out;
+    for (auto& cfg : d.configs) {
+        ConfigSummary c;
+        c.cfg = cfg;
+        c.s[0] = side_summary(d, cfg, 'A');
+        c.s[1] = side_summary(d, cfg, 'B');
+        c.w = welch(c.s[0].tps, c.s[1].tps);
+        c.ratio = fieller_ratio(c.s[0].tps, c.s[1].tps);
+        c.complete = c.s[0].tps.n == d.opt.rounds && c.s[1].tps.n == d.opt.rounds;
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------
+static std::string jnum(double v, const char* f = "%.6g") { return std::isfinite(v) ? fmt(f, v) : "null"; }
+
+static std::string jside_summary(const SideSummary& s) {
+    std::ostringstream o;
+    o << "{\"n\": " << s.tps.n << ", \"tps_mean\": " << jnum(s.tps.mean, "%.3f") << ", \"tps_sd\": "
+      << jnum(s.tps.sd, "%.3f") << ", \"tps_ci95\": [" << jnum(s.tps.ci_lo, "%.3f") << ", "
+      << jnum(s.tps.ci_hi, "%.3f") << "], \"tps\": [";
+    for (size_t i = 0; i < s.tps_values.size(); i++) o << (i ? ", " : "") << fmt("%.3f", s.tps_values[i]);
+    o << "], \"latency_avg_ms\": " << jnum(s.lat_avg, "%.4f") << ", \"latency_stddev_ms\": " << jnum(s.lat_sd, "%.4f")
+      << ", \"xacts\": " << s.xacts << ", \"failed\": " << s.failed;
+    if (s.counters) {
+        o << ", \"counters\": {";
+        bool first = true;
+        for (auto& c : kCounterCols) {
+            o << (first ? "" : ", ") << json_escape(c) << ": " << (s.sum.count(c) ? s.sum.at(c) : 0);
+            first = false;
+        }
+        o << "}, \"per_1000_xacts\": {";
+        first = true;
+        for (auto& c : kCounterCols) {
+            if (c == "max_depth") continue;
+            o << (first ? "" : ", ") << json_escape(c) << ": " << jnum(s.per1000(c), "%.4f");
+            first = false;
+        }
+        o << "}";
+    } else {
+        o << ", \"counters\": null";
+    }
+    o << "}";
+    return o.str();
+}
+
+void write_json(const std::string& path, const RunData& d) {
+    const Options& o = d.opt;
+    std::ostringstream j;
+    j << "{\n  \"tool\": \"pg_rseq bench/run\",\n";
+    j << "  \"status\": " << json_escape(d.status) << ",\n";
+    j << "  \"started_utc\": " << json_escape(d.started_utc) << ",\n";
+    j << "  \"finished_utc\": " << json_escape(d.finished_utc) << ",\n";
+    j << "  \"elapsed_s\": " << jnum(d.elapsed, "%.1f") << ",\n";
+    j << "  \"command\": [";
+    for (size_t i = 0; i < o.argv.size(); i++) j << (i ? ", " : "") << json_escape(o.argv[i]);
+    j << "],\n  \"git\": {\"commit\": " << json_escape(d.git_commit) << ", \"dirty\": " << (d.git_dirty ? "true" : "false")
+      << "},\n";
+    j << "  \"machine\": {";
+    bool first = true;
+    for (auto& [k, v] : d.machine) {
+        j << (first ? "" : ", ") << json_escape(k) << ": " << json_escape(v);
+        first = false;
+    }
+    j << "},\n";
+    j << "  \"options\": {\"workloads\": [";
+    for (size_t i = 0; i < o.workloads.size(); i++) j << (i ? ", " : "") << json_escape(o.workloads[i]);
+    j << "], \"clients\": [";
+    for (size_t i = 0; i < o.clients.size(); i++) j << (i ? ", " : "") << o.clients[i];
+    j << "], \"clients_spec\": [";
+    for (size_t i = 0; i < o.clients_spec.size(); i++) j << (i ? ", " : "") << json_escape(o.clients_spec[i]);
+    j << "], \"duration_s\": " << o.duration << ", \"warmup_s\": " << o.warmup << ", \"rounds\": " << o.rounds
+      << ", \"scale\": " << o.scale << ", \"eviction_scale\": " << o.eviction_scale
+      << ", \"shared_buffers\": " << json_escape(o.shared_buffers)
+      << ", \"eviction_shared_buffers\": " << json_escape(o.eviction_shared_buffers) << ", \"hogs\": " << o.hogs
+      << ", \"threads\": " << o.threads << ", \"protocol\": " << json_escape(o.protocol)
+      << ", \"preset\": " << json_escape(o.preset) << ", \"settings\": {";
+    for (size_t i = 0; i < o.settings.size(); i++)
+        j << (i ? ", " : "") << json_escape(o.settings[i].first) << ": " << json_escape(o.settings[i].second);
+    j << "}},\n";
+    j << "  \"sides\": {";
+    for (const Side* s : {&o.a, &o.b})
+        j << (s->id == 'B' ? ", " : "") << "\"" << s->id << "\": {\"spec\": " << json_escape(s->spec)
+          << ", \"label\": " << json_escape(s->label()) << ", \"prefix\": " << json_escape(s->prefix)
+          << ", \"patched\": " << (s->patched ? "true" : "false") << ", \"mode\": " << json_escape(s->mode) << "}";
+    j << "},\n  \"clusters\": [";
+    for (size_t i = 0; i < d.clusters.size(); i++) {
+        auto& c = d.clusters[i];
+        j << (i ? ",\n    " : "\n    ") << "{\"side\": \"" << c.side << "\", \"side_label\": " << json_escape(c.side_label)
+          << ", \"workload\": " << json_escape(c.workload) << ", \"port\": " << c.port << ", \"scale\": " << c.scale
+          << ", \"version\": " << json_escape(c.version) << ", \"server_version\": " << json_escape(c.server_version)
+          << ", \"pg_rseq_version\": " << json_escape(c.ext_version) << ", \"startup_line\": "
+          << json_escape(c.startup_line) << ", \"rseq_slice_mode\": " << json_escape(c.mode_setting)
+          << ", \"accounts_bytes\": " << c.accounts_bytes << ", \"shared_buffers_bytes\": " << c.shared_buffers_bytes
+          << ", \"setup_s\": " << jnum(c.setup_seconds, "%.1f") << ", \"idle_read_sections\": " << c.idle_read_sections
+          << ", \"conf_file\": " << json_escape(c.conf_file) << ", \"pg_rseq_kernel\": {";
+        bool f = true;
+        for (auto& [k, v] : c.kernel) {
+            j << (f ? "" : ", ") << json_escape(k) << ": " << json_escape(v);
+            f = false;
+        }
+        j << "}}";
+    }
+    j << "\n  ],\n  \"configs\": [";
+    auto sums = summaries(d);
+    for (size_t i = 0; i < sums.size(); i++) {
+        auto& c = sums[i];
+        j << (i ? ",\n    " : "\n    ") << "{\"config\": " << c.cfg.index << ", \"workload\": " << json_escape(c.cfg.workload)
+          << ", \"clients\": " << c.cfg.clients << ", \"threads\": " << c.cfg.threads
+          << ",\n     \"A\": " << jside_summary(c.s[0]) << ",\n     \"B\": " << jside_summary(c.s[1])
+          << ",\n     \"ratio_b_over_a\": {\"ratio\": " << jnum(c.ratio.r, "%.5f") << ", \"ci95\": ["
+          << jnum(c.ratio.lo, "%.5f") << ", " << jnum(c.ratio.hi, "%.5f")
+          << "], \"method\": \"Fieller, Welch-Satterthwaite df\", \"df\": " << jnum(c.ratio.df, "%.2f")
+          << ", \"bounded\": " << (c.ratio.bounded ? "true" : "false") << "}, \"welch\": {\"t\": " << jnum(c.w.t, "%.4f")
+          << ", \"df\": " << jnum(c.w.df, "%.2f") << ", \"p\": " << jnum(c.w.p, "%.4g") << "}}";
+    }
+    j << "\n  ],\n  \"rounds\": [";
+    for (size_t i = 0; i < d.rounds.size(); i++) {
+        auto& r = d.rounds[i];
+        j << (i ? ",\n    " : "\n    ") << "{\"round\": " << r.index << ", \"config\": " << r.config
+          << ", \"workload\": " << json_escape(r.workload) << ", \"clients\": " << r.clients << ", \"threads\": " << r.threads
+          << ", \"side\": \"" << r.side << "\", \"side_label\": " << json_escape(r.side_label) << ", \"rep\": " << r.rep
+          << ", \"warmup\": " << (r.warmup ? "true" : "false") << ", \"start_utc\": " << json_escape(r.start_utc)
+          << ", \"duration_s\": " << r.duration << ", \"wall_s\": " << jnum(r.wall, "%.3f") << ", \"xacts\": " << r.xacts
+          << ", \"failed\": " << r.failed << ", \"tps\": " << jnum(r.tps, "%.3f") << ", \"latency_avg_ms\": "
+          << jnum(r.lat_avg, "%.3f") << ", \"latency_stddev_ms\": " << jnum(r.lat_sd, "%.3f")
+          << ", \"conn_ms\": " << jnum(r.conn_ms, "%.3f") << ", \"loadavg_before\": ["
+          << fmt("%.2f, %.2f, %.2f", r.load_before.l1, r.load_before.l5, r.load_before.l15) << "], \"loadavg_after\": ["
+          << fmt("%.2f, %.2f, %.2f", r.load_after.l1, r.load_after.l5, r.load_after.l15)
+          << "], \"cpu_busy_pct\": " << jnum(r.cpu_busy_pct, "%.1f") << ", \"hogs\": " << r.hogs << ", \"log\": "
+          << json_escape(r.log) << ", \"counters\": ";
+        if (r.c.present) {
+            j << "{";
+            bool f = true;
+            for (auto& c : kCounterCols) {
+                j << (f ? "" : ", ") << json_escape(c) << ": " << r.c.v.at(c);
+                f = false;
+            }
+            j << "}";
+        } else {
+            j << "null";
+        }
+        j << ", \"tranches\": [";
+        for (size_t t = 0; t < r.tranches.size(); t++) {
+            auto& tr = r.tranches[t];
+            j << (t ? ", " : "") << "{\"tranche\": " << json_escape(tr.tranche) << ", \"lock_kind\": "
+              << json_escape(tr.lock_kind) << ", \"acquisitions\": " << tr.acquisitions
+              << ", \"descheduled_while_holding\": " << tr.descheduled << ", \"grants\": " << tr.grants
+              << ", \"yields\": " << tr.yields << "}";
+        }
+        j << "]}";
+    }
+    j << "\n  ]\n}\n";
+    write_file(path, j.str());
+}
+
+// ---------------------------------------------------------------------------
+// Markdown
+// ---------------------------------------------------------------------------
+static std::string num(double v, const char* f = "%.1f") { return std::isfinite(v) ? fmt(f, v) : "n/a"; }
+
+static std::string pval(double p) {
+    if (!std::isfinite(p)) return "n/a";
+    if (p < 0.001) return "<0.001";
+    return fmt("%.3f", p);
+}
+
+static std::string ratio_str(const Ratio& r) {
+    if (!std::isfinite(r.r)) return "n/a";
+    if (!r.bounded) return fmt("%.3f [unbounded]", r.r);
+    return fmt("%.3f [%.3f, %.3f]", r.r, r.lo, r.hi);
+}
+
+static std::string verdict(const ConfigSummary& c) {
+    if (!std::isfinite(c.w.p)) return "too few rounds";
+    if (c.w.p >= 0.05) return "no significant difference";
+    return c.ratio.r > 1 ? "B faster" : "B slower";
+}
+
+// Per workload and side: tranche totals over the measured rounds.
+struct TrancheTotal {
+    std::string tranche, kind;
+    int64_t acq = 0, desched = 0, grants = 0, yields = 0;
+};
+static std::vector<TrancheTotal> tranche_totals(const RunData& d, const std::string& workload, char side, int clients,
+                                                int64_t* xacts) {
+    std::map<std::string, TrancheTotal> m;
+    int64_t x = 0;
+    for (auto& r : d.rounds) {
+        if (r.workload != workload || r.side != side || r.warmup) continue;
+        if (clients > 0 && r.clients != clients) continue;
+        x += r.xacts;
+        for (auto& t : r.tranches) {
+            auto& tt = m[t.lock_kind + "/" + t.tranche];
+            tt.tranche = t.tranche;
+            tt.kind = t.lock_kind;
+            tt.acq += t.acquisitions;
+            tt.desched += t.descheduled;
+            tt.grants += t.grants;
+            tt.yields += t.yields;
+        }
+    }
+    if (xacts) *xacts = x;
+    std::vector<TrancheTotal> v;
+    for (auto& [k, t] : m) v.push_back(t);
+    std::sort(v.begin(), v.end(), [](const TrancheTotal& a, const TrancheTotal& b) {
+        if (a.desched != b.desched) return a.desched > b.desched;
+        return a.acq > b.acq;
+    });
+    return v;
+}
+
+void write_report(const std::string& path, const RunData& d, const std::vector<std::string>& plots) {
+    const Options& o = d.opt;
+    auto sums = summaries(d);
+    std::ostringstream m;
+    m << "# pg_rseq pgbench comparison: A = " << o.a.label() << ", B = " << o.b.label() << "\n\n";
+    std::string st1 = d.status.substr(0, d.status.find('\n'));
+    m << "Status: **" << st1 << "**. Started " << d.started_utc << ", finished " << d.finished_utc << " ("
+      << human_duration(d.elapsed) << "). " << d.rounds.size() << " rounds recorded.\n\n";
+    if (st1 != d.status) m << "```\n" << d.status << "\n```\n\n";
+    m << "## Command\n\n```\n" << shell_join(o.argv) << "\n```\n\n";
+    m << "Git commit `" << (d.git_commit.empty() ? "unknown" : d.git_commit) << "`"
+      << (d.git_dirty ? " (with uncommitted changes to tracked files)" : "") << ".\n\n";
+
+    // Machine
+    auto mget = [&](const std::string& k) { return d.machine.count(k) ? d.machine.at(k) : std::string("n/a"); };
+    const ClusterInfo* kinfo = nullptr;
+    for (auto& c : d.clusters)
+        if (!c.kernel.empty() && (!kinfo || c.side_label.rfind("patched", 0) == 0)) kinfo = &c;
+    m << "## Machine\n\n| what | value |\n| --- | --- |\n";
+    m << "| CPUs (nproc) | " << mget("nproc") << " |\n";
+    m << "| memory | " << mget("memory") << " |\n";
+    m << "| CPU model | " << mget("cpu_model") << " |\n";
+    m << "| kernel (uname -r) | " << mget("kernel_release") << " |\n";
+    m << "| kernel build (uname -v) | " << mget("kernel_version") << " |\n";
+    if (d.machine.count("preempt")) m << "| preemption (debugfs) | " << mget("preempt") << " |\n";
+    if (kinfo) {
+        auto kg = [&](const std::string& k) { return kinfo->kernel.count(k) ? kinfo->kernel.at(k) : std::string(""); };
+        m << "| pg_rseq_kernel() on side " << kinfo->side << " | kernel_release " << kg("kernel_release")
+          << ", rseq " << kg("rseq_registration") << " (owner " << kg("rseq_owner") << "), slice_extension "
+          << kg("slice_extension") << (kg("slice_extension_errno").empty() ? "" : " (" + kg("slice_extension_errno") + ")")
+          << ", preemption " << kg("preemption") << " |\n";
+        if (!kg("summary").empty()) m << "| probe summary | " << kg("summary") << " |\n";
+    }
+    m << "| load average at start / end | " << mget("loadavg_start") << " / " << mget("loadavg_end") << " |\n";
+    {
+        double lsum = 0, bsum = 0;
+        int n = 0;
+        for (auto& r : d.rounds) {
+            lsum += (r.load_before.l1 + r.load_after.l1) / 2;
+            bsum += r.cpu_busy_pct;
+            n++;
+        }
+        if (n)
+            m << "| during rounds (mean) | 1-min load " << fmt("%.2f", lsum / n) << ", CPU busy " << fmt("%.0f", bsum / n)
+              << "% (whole machine, /proc/stat) |\n";
+    }
+    m << "\nThe load average and CPU use before and after every round are in `rounds.csv`"
+         " (`load1_before`, `load1_after`, `cpu_busy_pct`): other work on the machine shows there.\n\n";
+
+    // Versions
+    m << "## Versions\n\n| side | installation | PostgreSQL | pg_rseq | rseq_slice_mode | start-up line |\n"
+         "| --- | --- | --- | --- | --- | --- |\n";
+    std::set<char> done;
+    for (auto& c : d.clusters) {
+        if (!done.insert(c.side).second) continue;
+        const Side& s = c.side == 'A' ? o.a : o.b;
+        m << "| " << c.side << " (" << c.side_label << ") | `" << s.prefix << "` | " << c.version << " | "
+          << (c.ext_version.empty() ? "not installed" : c.ext_version) << " | "
+          << (c.mode_setting.empty() ? "(stock: none)" : c.mode_setting) << " | "
+          << (c.startup_line.empty() ? "" : "`" + c.startup_line + "`") << " |\n";
+    }
+    if (kinfo && kinfo->kernel.count("mode") && !kinfo->kernel.at("mode").empty())
+        m << "\nMode in force on side " << kinfo->side << ": `" << kinfo->kernel.at("mode") << "` ("
+          << (kinfo->kernel.count("mode_reason") ? kinfo->kernel.at("mode_reason") : "") << ").\n";
+    m << "\n";
+
+    // Settings
+    m << "## Settings\n\n";
+    m << "| option | value |\n| --- | --- |\n";
+    m << "| workloads | " << join(o.workloads, ", ") << " |\n";
+    std::vector<std::string> cs;
+    for (size_t i = 0; i < o.clients.size(); i++) cs.push_back(o.clients_spec[i] + " = " + std::to_string(o.clients[i]));
+    m << "| clients | " << join(cs, ", ") << " |\n";
+    m << "| pgbench threads (-j) | " << (o.threads ? std::to_string(o.threads) : "min(clients, CPUs)") << " |\n";
+    m << "| rounds | 1 warm-up of " << o.warmup << " s (discarded) + " << o.rounds << " measured of " << o.duration
+      << " s, per side and configuration, order A B A B ... |\n";
+    m << "| scale | " << o.scale << " (select-only, tpcb); hot-lwlock 1; eviction " << o.eviction_scale << " |\n";
+    m << "| shared_buffers | " << o.shared_buffers << "; eviction " << o.eviction_shared_buffers << " |\n";
+    m << "| CPU hogs | " << o.hogs << (o.hogs ? " busy-loop processes during every round" : "") << " |\n";
+    m << "| pgbench protocol | " << o.protocol << " |\n";
+    if (!o.settings.empty()) {
+        std::vector<std::string> ss;
+        for (auto& [k, v] : o.settings) ss.push_back(k + "=" + v);
+        m << "| extra settings | " << join(ss, ", ") << " |\n";
+    }
+    m << "\nData size per workload (side A's cluster): ";
+    std::vector<std::string> sizes;
+    for (auto& c : d.clusters)
+        if (c.side == 'A')
+            sizes.push_back(c.workload + fmt(": pgbench_accounts + index %.0f MB, shared_buffers %.0f MB (%.1fx)",
+                                             c.accounts_bytes / 1048576.0, c.shared_buffers_bytes / 1048576.0,
+                                             c.shared_buffers_bytes ? double(c.accounts_bytes) / c.shared_buffers_bytes : 0.0));
+    m << join(sizes, "; ") << ".\n\n";
+    for (auto& c : d.clusters) {
+        if (c.side == 'B' && c.workload == o.workloads.front()) {
+            m << "postgresql.conf additions of side B for " << c.workload << " (`" << c.conf_file
+              << "`; every cluster's file is in `conf/`; side A's differ only in port, socket folder"
+              << (o.a.patched ? " and mode" : " and have no rseq_slice_mode") << "; eviction clusters only in shared_buffers):\n\n```\n"
+              << c.conf << "```\n\n";
+        }
+    }
+    m << "Each side of each workload had its own fresh cluster: `initdb -N --no-locale -E UTF8`, the settings above, "
+         "`pgbench -i -q -s SCALE`, `CREATE EXTENSION pg_rseq`, `VACUUM ANALYZE`, `CHECKPOINT`. Both servers of a "
+         "workload run at the same time (the idle one costs nothing). pgbench connects over the Unix socket "
+         "(`-h <cluster folder>`), with `-n -c C -j J -T D -P D`; before each TPC-B round the driver does what pgbench "
+         "would (VACUUM pgbench_branches and pgbench_tellers, TRUNCATE pgbench_history), before the counter reset.\n\n";
+
+    // Method
+    m << "## Method\n\n";
+    m << "- tps per round is pgbench's `tps = ... (without initial connection time)`; latency average and stddev are "
+         "pgbench's (`-P` makes it measure every transaction).\n"
+         "- Per configuration (workload x clients) and side: mean and sample standard deviation of the measured rounds' "
+         "tps, 95% confidence interval mean +- t(0.975, n-1) sd/sqrt(n).\n"
+         "- Ratio B/A of the mean tps with a 95% **Fieller** interval (independent samples, unequal variances; t "
+         "quantile with the Welch-Satterthwaite degrees of freedom of mean(B) - R mean(A)). Welch's t-test gives the "
+         "two-sided p-value of mean(B) - mean(A). With few rounds these are wide; with many configurations some "
+         "p < 0.05 are expected by chance (no multiple-comparison correction).\n"
+         "- Lock layer counters (patched sides): `pg_stat_rseq_reset()` before each round, then after pgbench has exited "
+         "one query on the driver's own connection (idle during the round) reads `pg_stat_rseq_totals` and "
+         "`pg_stat_rseq_tranche`. They include pgbench's connection set-up and tear-down. Per 1000 transactions = sum "
+         "over the measured rounds / sum of transactions x 1000.\n";
+    for (auto& c : d.clusters)
+        if (c.idle_read_sections >= 0) {
+            m << "- The measuring itself (a reset, then the read, no pgbench) counted " << c.idle_read_sections
+              << " sections on side " << c.side << " (" << c.workload << "): negligible against the rounds' counts.\n";
+            break;
+        }
+    m << "\n";
+
+    // Results
+    m << "## Throughput\n\n";
+    m << "| workload | clients | A tps mean +- sd | A 95% CI | B tps mean +- sd | B 95% CI | B/A [95% CI] | Welch p | "
+         "reading |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    for (auto& c : sums) {
+        m << "| " << c.cfg.workload << " | " << c.cfg.clients;
+        for (int s = 0; s < 2; s++)
+            m << " | " << num(c.s[s].tps.mean) << " +- " << num(c.s[s].tps.sd) << " | [" << num(c.s[s].tps.ci_lo)
+              << ", " << num(c.s[s].tps.ci_hi) << "]";
+        m << " | " << ratio_str(c.ratio) << " | " << pval(c.w.p) << " | " << verdict(c)
+          << (c.complete ? "" : " (incomplete)") << " |\n";
+    }
+    m << "\n## Latency\n\n| workload | clients | A latency avg (sd) ms | B latency avg (sd) ms | A failed | B failed |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+    for (auto& c : sums)
+        m << "| " << c.cfg.workload << " | " << c.cfg.clients << " | " << num(c.s[0].lat_avg, "%.3f") << " ("
+          << num(c.s[0].lat_sd, "%.3f") << ") | " << num(c.s[1].lat_avg, "%.3f") << " (" << num(c.s[1].lat_sd, "%.3f")
+          << ") | " << c.s[0].failed << " | " << c.s[1].failed << " |\n";
+
+    bool any_counters = false;
+    for (auto& c : sums)
+        if (c.s[0].counters || c.s[1].counters) any_counters = true;
+    m << "\n## Lock layer counters\n\n";
+    if (!any_counters) {
+        m << "No side has counters (stock servers only, or pg_rseq missing).\n\n";
+    } else {
+        m << "Measured rounds only. Sections per transaction; the rest per 1000 transactions.\n\n";
+        m << "| workload | clients | side | sections/xact | spinlock | buffer header | LWLock | wait list | nested | "
+             "max depth | requests | grants | yields | revoked | **deschedules** /1000 xacts |\n"
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+        for (auto& c : sums)
+            for (int s = 0; s < 2; s++) {
+                auto& ss = c.s[s];
+                if (!ss.counters) continue;
+                auto px = [&](const std::string& k) { return num(ss.per1000(k) / 1000.0, "%.2f"); };
+                m << "| " << c.cfg.workload << " | " << c.cfg.clients << " | " << static_cast<char>('A' + s) << " ("
+                  << (s ? o.b.label() : o.a.label()) << ") | " << px("sections") << " | " << px("spinlock_sections")
+                  << " | " << px("buffer_header_sections") << " | " << px("lwlock_sections") << " | "
+                  << px("wait_list_sections") << " | " << px("nested_entries") << " | " << ss.sum.at("max_depth")
+                  << " | " << num(ss.per1000("requests"), "%.2f") << " | " << num(ss.per1000("grants"), "%.2f") << " | "
+                  << num(ss.per1000("yields"), "%.2f") << " | " << num(ss.per1000("revoked"), "%.2f") << " | **"
+                  << num(ss.per1000("descheduled_while_holding"), "%.3f") << "** |\n";
+            }
+        m << "\n(The spinlock, buffer header, LWLock and wait list columns count sections per lock kind per "
+             "transaction, nested ones included; sections counts outermost sections only.)\n\n";
+
+        m << "### Deschedules per tranche\n\nTop tranches by `descheduled_while_holding`, measured rounds of all client "
+             "counts of the workload.\n\n| workload | side | tranche | kind | acquisitions/xact | deschedules | "
+             "/1000 xacts | grants | yields |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+        for (auto& w : o.workloads)
+            for (const Side* s : {&o.a, &o.b}) {
+                if (!s->patched) continue;
+                int64_t x = 0;
+                auto tt = tranche_totals(d, w, s->id, 0, &x);
+                int shown = 0;
+                for (auto& t : tt) {
+                    if (shown >= 6) break;
+                    if (t.desched == 0 && shown > 0) break;
+                    m << "| " << w << " | " << s->id << " | " << t.tranche << " | " << t.kind << " | "
+                      << num(x ? double(t.acq) / x : NAN, "%.2f") << " | " << t.desched << " | "
+                      << num(x ? 1000.0 * t.desched / x : NAN, "%.3f") << " | " << t.grants << " | " << t.yields
+                      << " |\n";
+                    shown++;
+                }
+            }
+        m << "\n";
+    }
+
+    if (!plots.empty()) {
+        m << "## Plots\n\n";
+        for (auto& p : plots) m << "![" << p << "](" << p << ")\n\n";
+    } else if (d.machine.count("plots_note")) {
+        m << "## Plots\n\n" << d.machine.at("plots_note") << "\n\n";
+    }
+
+    m << "## Files\n\n"
+         "- `rounds.csv`: one row per round (warm-up rounds have `warmup = 1`), tps, latency, load, counters "
+         "(empty on stock)\n"
+         "- `tranches.csv`: per round and tranche: acquisitions, deschedules, grants, yields\n"
+         "- `results.json`: everything above, with per-configuration summaries\n"
+         "- `command.txt`: the command line; `conf/`: each cluster's settings; `logs/`: pgbench output of every "
+         "round, initdb, pgbench -i and server logs\n"
+         "- `plots/`: PNGs and their gnuplot sources\n";
+    write_file(path, m.str());
+}
+
+// ---------------------------------------------------------------------------
+// Plots (gnuplot)
+// ---------------------------------------------------------------------------
+static std::string gp_quote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (c == '_') out += "\\\\";  // enhanced text: literal underscore
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::vector<std::string> make_plots(const std::string& outdir, const RunData& d, std::string& note) {
+    std::vector<std::string> made;
+    const Options& o = d.opt;
+    std::string gp = which("gnuplot");
+    if (gp.empty()) {
+        note = "gnuplot not found (apt-get install gnuplot-nox, or `make bench-deps`): no plots.";
+        return made;
+    }
+    std::string pdir = outdir + "/plots";
+    mkdirs(pdir);
+    auto run_gp = [&](const std::string& name, const std::string& script) {
+        std::string sp = pdir + "/" + name + ".gp";
+        write_file(sp, script);
+        SpawnOpts so;
+        so.out_path = pdir + "/" + name + ".log";
+        so.cwd = pdir;
+        int st = run_cmd({gp, name + ".gp"}, so, 120, false);
+        if (st == 0 && file_exists(pdir + "/" + name + ".png")) {
+            made.push_back("plots/" + name + ".png");
+            unlink((pdir + "/" + name + ".log").c_str());
+        } else {
+            note += "gnuplot failed for " + name + " (see plots/" + name + ".log). ";
+        }
+    };
+
+    // 1. tps per round, one panel per client count, one PNG per workload.
+    for (auto& w : o.workloads) {
+        std::vector<const Config*> cfgs;
+        for (auto& c : d.configs)
+            if (c.workload == w) cfgs.push_back(&c);
+        bool any = false;
+        for (auto* c : cfgs)
+            for (auto& r : d.rounds)
+                if (r.config == c->index) any = true;
+        if (!any) continue;
+        std::ostringstream dat;
+        for (size_t i = 0; i < cfgs.size(); i++) {
+            if (i) dat << "\n\n";
+            dat << "# clients " << cfgs[i]->clients << ": rep tpsA tpsB (rep 0 = warm-up)\n";
+            for (int rep = 0; rep <= o.rounds; rep++) {
+                std::string a = "NaN", b = "NaN";
+                for (auto& r : d.rounds)
+                    if (r.config == cfgs[i]->index && r.rep == rep) (r.side == 'A' ? a : b) = fmt("%.3f", r.tps);
+                dat << rep << " " << a << " " << b << "\n";
+            }
+        }
+        write_file(pdir + "/tps-" + w + ".dat", dat.str());
+        int n = static_cast<int>(cfgs.size());
+        int cols = std::min(n, 4), rows = (n + cols - 1) / cols;
+        std::ostringstream g;
+        g << "set terminal pngcairo size " << 420 * cols << "," << 360 * rows + 40 << " font 'sans,9'\n"
+          << "set output 'tps-" << w << ".png'\n"
+          << "set datafile missing 'NaN'\n"
+          << "set multiplot layout " << rows << "," << cols << " title " << gp_quote(w + ": tps per round (round 0 = warm-up, discarded)") << "\n"
+          << "set xlabel 'round'\nset ylabel 'tps'\nset grid\nset key bottom right\nset xrange [-0.5:" << o.rounds + 0.5
+          << "]\nset xtics 1\nset yrange [0:*]\n";
+        for (int i = 0; i < n; i++)
+            g << "set title 'clients = " << cfgs[i]->clients << "'\nplot 'tps-" << w << ".dat' index " << i
+              << " using 1:2 with linespoints pt 7 title " << gp_quote("A " + o.a.label()) << ", '' index " << i
+              << " using 1:3 with linespoints pt 5 title " << gp_quote("B " + o.b.label()) << "\n";
+        g << "unset multiplot\n";
+        run_gp("tps-" + w, g.str());
+    }
+
+    // 2. B/A ratio with the Fieller interval, every configuration.
+    {
+        auto sums = summaries(d);
+        std::ostringstream dat;
+        dat << "# i label ratio lo hi\n";
+        int i = 0;
+        for (auto& c : sums) {
+            if (!std::isfinite(c.ratio.r)) continue;
+            double lo = c.ratio.bounded ? c.ratio.lo : c.ratio.r, hi = c.ratio.bounded ? c.ratio.hi : c.ratio.r;
+            dat << i++ << " \"" << c.cfg.workload << " c=" << c.cfg.clients << "\" " << fmt("%.5f %.5f %.5f", c.ratio.r, lo, hi)
+                << "\n";
+        }
+        if (i > 0) {
+            write_file(pdir + "/ratio.dat", dat.str());
+            std::ostringstream g;
+            g << "set terminal pngcairo size " << std::max(640, 90 * i + 200) << ",420 font 'sans,9'\n"
+              << "set output 'ratio.png'\nset title " << gp_quote("tps ratio B/A (" + o.b.label() + " / " + o.a.label() + "), 95% Fieller interval") << "\n"
+              << "set ylabel 'B/A'\nset grid ytics\nset xrange [-0.5:" << i - 0.5 << "]\nset xtics rotate by -30\n"
+              << "set arrow from -0.5,1 to " << i - 0.5 << ",1 nohead dt 2\n"
+              << "plot 'ratio.dat' using 1:3:4:5:xtic(2) with yerrorbars pt 7 notitle\n";
+            run_gp("ratio", g.str());
+        }
+    }
+
+    // 3. Deschedules per tranche (top 10), per workload and patched side:
+    //    per 1000 transactions, one bar per client count.
+    for (auto& w : o.workloads)
+        for (const Side* s : {&o.a, &o.b}) {
+            if (!s->patched) continue;
+            int64_t xall = 0;
+            auto tt = tranche_totals(d, w, s->id, 0, &xall);
+            if (tt.empty()) continue;
+            std::vector<TrancheTotal> top;
+            for (auto& t : tt)
+                if (top.size() < 10 && (t.desched > 0 || top.empty())) top.push_back(t);
+            std::vector<int> clients;
+            for (auto& c : d.configs)
+                if (c.workload == w) clients.push_back(c.clients);
+            std::ostringstream dat;
+            dat << "tranche";
+            for (int c : clients) dat << " \"c=" << c << "\"";
+            dat << "\n";
+            std::map<int, std::map<std::string, double>> per;
+            for (int c : clients) {
+                int64_t x = 0;
+                auto tc = tranche_totals(d, w, s->id, c, &x);
+                for (auto& t : tc) per[c][t.kind + "/" + t.tranche] = x ? 1000.0 * t.desched / x : 0;
+            }
+            for (auto& t : top) {
+                dat << "\"" << t.tranche << (t.kind == "lwlock" ? "" : "") << "\"";
+                for (int c : clients) dat << " " << fmt("%.5f", per[c].count(t.kind + "/" + t.tranche) ? per[c][t.kind + "/" + t.tranche] : 0.0);
+                dat << "\n";
+            }
+            std::string name = fmt("desched-%s-%c", w.c_str(), s->id);
+            write_file(pdir + "/" + name + ".dat", dat.str());
+            bool none = top.empty() || top[0].desched == 0;
+            std::ostringstream g;
+            g << "set terminal pngcairo size 900,450 font 'sans,9'\nset output '" << name << ".png'\n"
+              << "set title " << gp_quote(w + ", side " + std::string(1, s->id) + " (" + s->label() + "): lock holders descheduled per 1000 transactions, top tranches" + (none ? " (none counted)" : "")) << "\n"
+              << "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+              << "set boxwidth 0.9\nset xtics rotate by -30\nset ylabel 'deschedules / 1000 xacts'\nset grid ytics\n"
+              << "set yrange [0:*]\nset key top right\n"
+              << "plot for [i=2:" << clients.size() + 1 << "] '" << name << ".dat' using i:xtic(1) title columnheader(i)\n";
+            run_gp(name, g.str());
+        }
+    return made;
+}
+
+}  // namespace bench

@@ -1,0 +1,16 @@
+-- hot-lwlock: every client calls nextval() on the same sequence, one call
+-- per transaction.  bench/run creates the sequence (CREATE SEQUENCE
+-- pg_rseq_bench_seq) after pgbench -i.
+--
+-- Why this workload: nextval() takes the sequence's only buffer in exclusive
+-- mode (the buffer content LWLock, tranche BufferContent) on every call, and
+-- every 32nd call also inserts WAL and assigns a transaction id while holding
+-- it.  So all clients queue on one LWLock (and that buffer's header
+-- spinlock).  With more clients than CPUs the holder is regularly preempted
+-- with the lock held, and every waiter then sleeps on its semaphore until the
+-- holder runs again: the convoy the rseq slice extension is meant to avoid.
+-- Alternatives hit a single lock less cleanly: an UPDATE of one tiny row
+-- mostly waits on a heavyweight tuple/transaction lock (not an LWLock), and
+-- SELECT txid_current() spreads over XidGenLock, ProcArrayLock, XactSLRU
+-- and the WAL insertion locks.
+SELECT nextval('pg_rseq_bench_seq');
