@@ -1,0 +1,44 @@
+# tests/tests.mk: included by the top-level Makefile.
+#
+# make unit-check   GoogleTest unit tests of lwlock_patch/rseq_slice.h and
+#                   rseq_slice_kernel.c (tests/unit/), built with CMake in
+#                   $(BUILD)/unit and run with CTest.  Needs no PostgreSQL build.
+
+UNIT_SRC_DIR   := $(CURDIR)/tests/unit
+UNIT_BUILD_DIR := $(BUILD)/unit
+# Packages the unit tests need (checked with dpkg-query, installed if missing).
+UNIT_DEPS ?= cmake g++ make libgtest-dev
+UNIT_CMAKE_OPTS ?=
+UNIT_CTEST_OPTS ?=
+
+.PHONY: unit-check unit-deps unit-build clean-unit
+
+unit-deps:
+	@missing=""; \
+	for p in $(UNIT_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $(call msg,installing$$missing); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
+	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
+	fi
+
+unit-build: unit-deps
+	@$(call msg,cmake tests/unit -> $(UNIT_BUILD_DIR))
+	@mkdir -p $(UNIT_BUILD_DIR)
+	@cmake -S $(UNIT_SRC_DIR) -B $(UNIT_BUILD_DIR) $(UNIT_CMAKE_OPTS) > $(UNIT_BUILD_DIR)/.pg_rseq-cmake.log 2>&1 \
+	  || { cat $(UNIT_BUILD_DIR)/.pg_rseq-cmake.log; exit 1; }
+	@cmake --build $(UNIT_BUILD_DIR) -j 2
+
+unit-check: unit-build
+	@$(call msg,ctest in $(UNIT_BUILD_DIR))
+	@cd $(UNIT_BUILD_DIR) && SECONDS=0 && ctest --output-on-failure $(UNIT_CTEST_OPTS) && \
+	  $(call msg,unit-check: $${SECONDS}s)
+
+clean-unit:
+	rm -rf $(UNIT_BUILD_DIR)
+
+CHECK_TARGETS += unit-check

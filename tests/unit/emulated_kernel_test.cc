@@ -1,0 +1,818 @@
+/*
+ * 6. An emulated kernel driven by asynchronous signals.
+ *
+ * A POSIX timer (one shot, CLOCK_MONOTONIC, aimed at this thread) sends
+ * SIGALRM 5-35 us after it is armed; the main thread re-arms it every 32
+ * sequences once it has fired, and inside the occasional long section the
+ * handler re-arms it every 20 us itself (a burst).  Delivering a signal
+ * costs 15-50 us of CPU on this project's loaded virtual machines, so a
+ * periodic 20 us timer would starve the main thread and make the run's
+ * length depend on the load; paced by progress, the run costs about the
+ * same CPU everywhere.  The handler plays the kernel at interrupt return,
+ * on a fake area (never registered): at random it
+ *   - grants   (request == 1: clear request, set granted; kernel s_granted),
+ *   - revokes  (granted set: clear it; s_revoked; the hrtimer expired),
+ *   - preempts (rseq_cs != 0: clear it, and revoke a grant; reschedule).
+ * rseq_slice_yield (the test hook) ends a grant (s_yielded, returns 1) or
+ * returns 0 when there is none, and is atomic for the handlers (a system
+ * call).  In addition, one outermost close in 4096 is single-stepped (x86 trap
+ * flag) with the kernel acting at random instruction boundaries, so that the
+ * narrow windows inside the fast path are hit too (timer signals alone
+ * almost never land between two given instructions).
+ *
+ * The main thread runs 10^6 random lock sequences (nesting up to depth 6,
+ * random kinds, random wait_begin / wait_end in the outermost section,
+ * abandoned waits, nested sections while waiting, mode switches at depth 0
+ * and deferred ones inside sections) and checks after every call against
+ * a model of what the header must do.
+ *
+ * Exactness, and the one documented race.  The only way a grant can go
+ * unseen by rseq_slice_close_request is: the kernel grants between the load
+ * of request and its clear, and revokes before granted is read.  To make
+ * `grants == kernel s_granted` exact, the emulated kernel does not revoke a
+ * grant it made while the main thread was inside that close call (flag
+ * ek_in_close around each leave/wait_begin; the held revokes are counted in
+ * k_revoke_held).  race_step_test.cc shows, instruction by instruction,
+ * that this is the only lost case.  With that rule every relation below is
+ * an equality, per close (events returned) and in total:
+ *   counters.grants          == s_granted
+ *   counters.yields          == calls of rseq_slice_yield == counters.grants
+ *                               (a revoked grant gets its yield call too)
+ *   counters.yields_in_grant == s_yielded
+ *   s_granted                == s_yielded + s_revoked
+ *   s_revoked                == yields - yields_in_grant
+ *                               (revoked before the close saw it, counted in
+ *                               counters.revoked, or between its read of
+ *                               granted and the yield, which returns 0)
+ * The marker cannot be exact in total (a preemption inside the leave that
+ * ends the section comes after the lock was released and is not counted;
+ * one inside wait_begin is the waiter's), so each leave is checked: a
+ * preemption strictly between the previous check and this call must be
+ * reported, and none may be reported if no preemption happened since the
+ * previous check; only preemptions during the calls themselves are left
+ * to either side.
+ */
+#include "test_support.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace {
+
+using rseq_test::FakeAreaTest;
+
+/* ---------------- the emulated kernel (signal side) ---------------- */
+
+volatile rseq_slice_area *ek_area;
+volatile sig_atomic_t ek_in_close;	/* main thread inside leave()/wait_begin() */
+volatile sig_atomic_t ek_grant_in_close;	/* the kernel granted during that call */
+volatile sig_atomic_t ek_in_hook;	/* inside rseq_slice_yield */
+volatile sig_atomic_t ek_stepping;	/* trap flag set: act at random steps */
+timer_t		ek_timer;
+volatile sig_atomic_t ek_armed;	/* a timer expiry is pending */
+volatile sig_atomic_t ek_burst;	/* main thread in a long section */
+constexpr long kBurstNs = 20000;
+
+/* Arm the one-shot timer ns from now (async-signal-safe). */
+void ek_arm(long ns)
+{
+	struct itimerspec t;
+
+	memset(&t, 0, sizeof(t));
+	t.it_value.tv_nsec = ns;
+	ek_armed = 1;
+	timer_settime(ek_timer, 0, &t, nullptr);
+}
+
+/* Kernel-side counters: written by the handlers only (and the hook). */
+volatile uint64_t k_signals, k_traps, k_granted, k_revoked, k_yielded, k_cleared, k_hook_calls,
+			k_revoke_held, k_grant_in_close, k_hook_signals;
+
+uint64_t ek_rng = 0x9e3779b97f4a7c15ull;
+
+inline uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+void kernel_revoke()
+{
+	volatile rseq_slice_area *a = ek_area;
+
+	if (a->slice.ctrl.granted)
+	{
+		if (ek_grant_in_close)
+			k_revoke_held = k_revoke_held + 1;	/* see the comment at the top */
+		else
+		{
+			a->slice.ctrl.granted = 0;
+			k_revoked = k_revoked + 1;
+		}
+	}
+}
+
+void kernel_act(uint64_t r)
+{
+	volatile rseq_slice_area *a = ek_area;
+
+	switch (r & 7)
+	{
+		case 0:
+		case 1:
+		case 2:					/* wants to reschedule, the thread asked: grant */
+			if (a->slice.ctrl.request == 1)
+			{
+				a->slice.ctrl.request = 0;
+				a->slice.ctrl.granted = 1;
+				k_granted = k_granted + 1;
+				if (ek_in_close)
+				{
+					ek_grant_in_close = 1;
+					k_grant_in_close = k_grant_in_close + 1;
+				}
+			}
+			break;
+		case 3:
+		case 4:					/* the grant's timer expired */
+			kernel_revoke();
+			break;
+		case 5:
+		case 6:					/* scheduled out: rseq_cs evaluated, grant ends */
+			if (a->rseq_cs != 0)
+			{
+				a->rseq_cs = 0;
+				k_cleared = k_cleared + 1;
+			}
+			kernel_revoke();
+			break;
+		default:				/* nothing this time */
+			break;
+	}
+}
+
+void alarm_handler(int)
+{
+	int			saved = errno;
+
+	k_signals = k_signals + 1;
+	if (ek_in_hook)
+		k_hook_signals = k_hook_signals + 1;
+	else
+		kernel_act(xorshift(&ek_rng));
+	ek_armed = 0;
+	if (ek_burst)
+		ek_arm(kBurstNs);
+	errno = saved;
+}
+
+void trap_handler(int)
+{
+	k_traps = k_traps + 1;
+	if (ek_stepping && !ek_in_hook)
+	{
+		uint64_t	r = xorshift(&ek_rng);
+
+		if ((r >> 32) % 4 == 0)
+			kernel_act(r);
+	}
+}
+
+long ek_yield(struct rseq_slice_state *)
+{
+	long		r = 0;
+
+	ek_in_hook = 1;
+	std::atomic_signal_fence(std::memory_order_seq_cst);
+	k_hook_calls = k_hook_calls + 1;
+	if (ek_area->slice.ctrl.granted)
+	{
+		ek_area->slice.ctrl.granted = 0;
+		k_yielded = k_yielded + 1;
+		r = 1;
+		/* it really schedules: rseq_cs is evaluated */
+		if (ek_area->rseq_cs != 0)
+		{
+			ek_area->rseq_cs = 0;
+			k_cleared = k_cleared + 1;
+		}
+	}
+	std::atomic_signal_fence(std::memory_order_seq_cst);
+	ek_in_hook = 0;
+	return r;
+}
+
+inline void tf_on()
+{
+	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\t"
+						 "popfq\n\tlea 128(%%rsp), %%rsp" ::: "memory", "cc");
+}
+
+inline void tf_off()
+{
+	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tpushfq\n\tandq $-257, (%%rsp)\n\t"
+						 "popfq\n\tlea 128(%%rsp), %%rsp" ::: "memory", "cc");
+}
+
+/* ---------------- the main thread: random sequences + model ---------------- */
+
+struct Stats
+{
+	uint64_t	sequences = 0;
+	uint64_t	long_sections = 0;
+	uint64_t	calls = 0;
+	uint64_t	stepped_closes = 0;
+	uint64_t	desch_certain = 0;	/* leaves that had to report */
+	uint64_t	desch_ambiguous = 0;	/* preemption inside a call: either side */
+	uint64_t	desch_reported = 0;
+	uint64_t	waits = 0,
+				abandoned = 0,
+				nested_in_wait = 0;
+	uint64_t	mode_switches = 0,
+				deferred_switches = 0;
+	uint64_t	closes = 0,
+				closes_granted = 0;
+	uint64_t	ev_revoked = 0,
+				ev_yield_called = 0,
+				ev_yielded = 0;
+};
+
+class EmulatedKernel : public FakeAreaTest
+{
+protected:
+	/* model of the state the header must keep */
+	int			m_mode = RSEQ_SLICE_MODE_UPSTREAM;
+	bool		m_pending = false;
+	int			m_pending_mode = 0;
+	unsigned	m_depth = 0;
+	bool		m_waiting = false;
+	rseq_slice_counters m_ctr;	/* the deterministic counters */
+	/* marker bookkeeping: preemptions since the last check */
+	uint64_t	m_clr_start = 0,
+				m_prev_in = 0;
+	/* kernel counters at the opening of the current request window */
+	uint64_t	w_granted = 0,
+				w_revoked = 0,
+				w_yielded = 0,
+				w_hook = 0;
+
+	uint64_t	rng = 0x2545f4914f6cdd1dull;
+	Stats		st;
+	uint64_t	failures = 0;
+	std::vector<std::string> first_failures;
+
+	struct sigaction old_alrm, old_trap;
+	bool		timer_ok = false;
+
+	uint64_t rnd() { return xorshift(&rng); }
+
+	void Fail(int line, const char *what)
+	{
+		failures++;
+		if (first_failures.size() < 20)
+			first_failures.push_back("line " + std::to_string(line) + ", sequence " +
+									 std::to_string(st.sequences) + ", depth " +
+									 std::to_string(m_depth) + ", mode " +
+									 rseq_slice_mode_names[m_mode] + ": " + what);
+	}
+
+	bool armed_model() const { return m_mode != RSEQ_SLICE_MODE_OFF && m_depth >= 1 && !m_waiting; }
+
+	void SetUp() override
+	{
+		FakeAreaTest::SetUp();
+		memset(&m_ctr, 0, sizeof(m_ctr));
+		ek_area = area;
+		ek_in_close = ek_grant_in_close = ek_in_hook = ek_stepping = 0;
+		k_signals = k_traps = k_granted = k_revoked = k_yielded = k_cleared = k_hook_calls = 0;
+		k_revoke_held = k_grant_in_close = k_hook_signals = 0;
+		rseq_test::yield_fn = ek_yield;
+		Init((rseq_slice_mode) m_mode);
+
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		/* the two handlers must not interrupt each other (shared counters) */
+		sigaddset(&sa.sa_mask, SIGALRM);
+		sigaddset(&sa.sa_mask, SIGTRAP);
+		sa.sa_flags = SA_RESTART;
+		sa.sa_handler = alarm_handler;
+		ASSERT_EQ(sigaction(SIGALRM, &sa, &old_alrm), 0);
+		sa.sa_handler = trap_handler;
+		ASSERT_EQ(sigaction(SIGTRAP, &sa, &old_trap), 0);
+	}
+
+	void StartTimer()
+	{
+		struct sigevent sev;
+
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = SIGALRM;
+		sev._sigev_un._tid = gettid();	/* this thread, not the process */
+		ASSERT_EQ(timer_create(CLOCK_MONOTONIC, &sev, &ek_timer), 0) << strerror(errno);
+		timer_ok = true;
+		ek_armed = 0;
+		ek_burst = 0;
+
+		struct itimerspec t;
+
+		memset(&t, 0, sizeof(t));
+		t.it_value.tv_nsec = kBurstNs;
+		ek_armed = 1;
+		ASSERT_EQ(timer_settime(ek_timer, 0, &t, nullptr), 0) << strerror(errno);
+	}
+
+	/* Every 32 sequences: a signal 5-35 us from now, unless one is pending. */
+	void Pace()
+	{
+		if (!ek_armed)
+			ek_arm(5000 + (long) (rnd() % 30000));
+	}
+
+	void StopTimer()
+	{
+		ek_burst = 0;
+		if (timer_ok)
+		{
+			timer_delete(ek_timer);
+			timer_ok = false;
+		}
+	}
+
+	void TearDown() override
+	{
+		StopTimer();
+		sigaction(SIGALRM, &old_alrm, nullptr);
+		sigaction(SIGTRAP, &old_trap, nullptr);
+		rseq_test::yield_fn = nullptr;
+	}
+
+#define CHECK(cond) do { if (!(cond)) Fail(__LINE__, #cond); } while (0)
+
+	void OpenWindowSnapshot()
+	{
+		w_granted = k_granted;
+		w_revoked = k_revoked;
+		w_yielded = k_yielded;
+		w_hook = k_hook_calls;
+	}
+
+	/* One upstream request window closed by this call: exact accounting. */
+	void CheckWindow(unsigned ev)
+	{
+		uint64_t	g = k_granted - w_granted;
+		uint64_t	rv = k_revoked - w_revoked;
+		uint64_t	y = k_yielded - w_yielded;
+		uint64_t	h = k_hook_calls - w_hook;
+		bool		G = ev & RSEQ_SLICE_EV_GRANTED;
+		bool		R = ev & RSEQ_SLICE_EV_REVOKED;
+		bool		C = ev & RSEQ_SLICE_EV_YIELD_CALLED;
+		bool		Y = ev & RSEQ_SLICE_EV_YIELDED;
+
+		st.closes++;
+		st.closes_granted += G;
+		st.ev_revoked += R;
+		st.ev_yield_called += C;
+		st.ev_yielded += Y;
+		CHECK(g <= 1);
+		CHECK(G == (g == 1));
+		CHECK(C == (h == 1));
+		CHECK(Y == (y == 1));
+		CHECK(!Y || C);
+		CHECK(G == C);			/* every grant seen ends with one yield call */
+		CHECK(!R || (G && !Y));
+		CHECK(rv == ((R || (C && !Y)) ? 1u : 0u));
+		CHECK(request() == 0);
+		CHECK(granted() == 0);
+		OpenWindowSnapshot();	/* nothing may happen until the next open */
+	}
+
+	/* Run a closing call, optionally single-stepped with a random kernel. */
+	template <typename F>
+	unsigned CloseCall(F f, bool stepped)
+	{
+		unsigned	ev;
+
+		ek_in_close = 1;
+		std::atomic_signal_fence(std::memory_order_seq_cst);
+		if (stepped)
+		{
+			st.stepped_closes++;
+			ek_stepping = 1;
+			tf_on();
+			ev = f();
+			tf_off();
+			ek_stepping = 0;
+		}
+		else
+			ev = f();
+		std::atomic_signal_fence(std::memory_order_seq_cst);
+		ek_in_close = 0;
+		ek_grant_in_close = 0;
+		return ev;
+	}
+
+	void CheckDepth0()
+	{
+		CHECK(s.depth == 0);
+		CHECK(s.waiting == 0);
+		CHECK(s.armed == 0);
+		CHECK(s.pending == 0);
+		CHECK(s.mode == m_mode);
+		CHECK(request() == 0);
+		CHECK(granted() == 0);
+		CHECK(cs() == 0);
+	}
+
+	void Enter(unsigned kind)
+	{
+		bool		outer = m_depth == 0;
+
+		st.calls++;
+		if (outer)
+		{
+			m_clr_start = k_cleared;
+			m_prev_in = 0;
+			OpenWindowSnapshot();
+		}
+		rseq_slice_enter(&s, kind);
+		m_depth++;
+		if (m_mode != RSEQ_SLICE_MODE_OFF)
+		{
+			m_ctr.entries[kind]++;
+			if (outer)
+			{
+				m_ctr.sections++;
+				if (m_mode == RSEQ_SLICE_MODE_UPSTREAM)
+					m_ctr.requests++;
+			}
+			else
+			{
+				m_ctr.nested++;
+				m_ctr.max_depth = std::max<uint64_t>(m_ctr.max_depth, m_depth);
+			}
+		}
+		CHECK(s.depth == m_depth);
+		CHECK(s.armed == armed_model());
+		if (outer)
+		{
+			/* read the area between two reads of the kernel counters */
+			uint64_t	g1 = k_granted,
+						c1 = k_cleared;
+			uint8_t		r = request();
+			uint64_t	c = cs();
+			uint64_t	g2 = k_granted,
+						c2 = k_cleared;
+
+			if (m_mode == RSEQ_SLICE_MODE_UPSTREAM && g1 == g2)
+				CHECK(r == (g1 == w_granted ? 1 : 0));
+			if (m_mode != RSEQ_SLICE_MODE_UPSTREAM)
+				CHECK(r == 0);
+			if (m_mode == RSEQ_SLICE_MODE_OFF)
+				CHECK(c == 0);
+			else if (c1 == c2 && c1 == m_clr_start)
+				CHECK(c == marker);
+		}
+	}
+
+	void Leave(bool stepped = false)
+	{
+		bool		consuming = armed_model();
+		uint64_t	c_before = k_cleared;
+		unsigned	ev;
+
+		st.calls++;
+		CHECK(s.armed == consuming);
+		ev = CloseCall([this]() { return rseq_slice_leave(&s); }, stepped && m_depth == 1);
+
+		uint64_t	c_after = k_cleared;
+		bool		D = ev & RSEQ_SLICE_EV_DESCHEDULED;
+
+		m_depth--;
+		st.desch_reported += D;
+		if (consuming)
+		{
+			uint64_t	pre = c_before - m_clr_start;
+			uint64_t	in = c_after - c_before;
+
+			if (pre > 0)
+			{
+				st.desch_certain++;
+				CHECK(D);
+			}
+			else if (m_prev_in == 0 && in == 0)
+				CHECK(!D);
+			else
+				st.desch_ambiguous++;
+			m_clr_start = c_after;
+			m_prev_in = in;
+		}
+		else
+			CHECK(!D);
+
+		if (m_depth == 0)
+		{
+			if (m_mode == RSEQ_SLICE_MODE_UPSTREAM && !m_waiting)
+				CheckWindow(ev);
+			else
+			{
+				CHECK((ev & ~RSEQ_SLICE_EV_DESCHEDULED) == 0);
+				CHECK(k_granted == w_granted);
+			}
+			m_waiting = false;
+			if (m_pending)
+			{
+				m_mode = m_pending_mode;
+				m_pending = false;
+			}
+			CheckDepth0();
+		}
+		else
+		{
+			CHECK((ev & ~RSEQ_SLICE_EV_DESCHEDULED) == 0);
+			CHECK(s.depth == m_depth);
+			CHECK(s.mode == m_mode);
+		}
+	}
+
+	void WaitBegin(bool stepped)
+	{
+		st.calls++;
+		st.waits++;
+		unsigned	ev = CloseCall([this]() { return rseq_slice_wait_begin(&s); },
+								   stepped);
+
+		CHECK(!(ev & RSEQ_SLICE_EV_DESCHEDULED));
+		if (m_mode == RSEQ_SLICE_MODE_OFF)
+		{
+			CHECK(ev == 0);
+			CHECK(s.waiting == 0);
+			return;
+		}
+		if (m_mode == RSEQ_SLICE_MODE_UPSTREAM)
+			CheckWindow(ev);
+		else
+			CHECK(ev == 0);
+		m_waiting = true;
+		CHECK(s.waiting == 1);
+		CHECK(s.armed == 0);
+		CHECK(request() == 0);
+		CHECK(granted() == 0);
+		CHECK(cs() == 0);
+	}
+
+	void WaitEnd()
+	{
+		st.calls++;
+		m_clr_start = k_cleared;
+		m_prev_in = 0;
+		OpenWindowSnapshot();
+		rseq_slice_wait_end(&s);
+		if (m_waiting)
+		{
+			m_waiting = false;
+			if (m_mode == RSEQ_SLICE_MODE_UPSTREAM)
+				m_ctr.requests++;
+		}
+		CHECK(s.waiting == 0);
+		CHECK(s.armed == armed_model());
+	}
+
+	int RandomMode()
+	{
+		uint64_t	r = rnd() % 20;
+
+		return r < 10 ? RSEQ_SLICE_MODE_UPSTREAM : r < 17 ? RSEQ_SLICE_MODE_MEASURE : RSEQ_SLICE_MODE_OFF;
+	}
+
+	void SetMode(int mode)
+	{
+		int			now = rseq_slice_set_mode(&s, (rseq_slice_mode) mode);
+
+		if (m_depth == 0)
+		{
+			st.mode_switches++;
+			CHECK(now == 1);
+			m_mode = mode;
+			m_pending = false;
+		}
+		else
+		{
+			st.deferred_switches++;
+			CHECK(now == 0);
+			m_pending = true;
+			m_pending_mode = mode;
+		}
+		CHECK(s.mode == m_mode);
+	}
+
+	void Work(unsigned n)
+	{
+		for (volatile unsigned i = 0; i < n; i = i + 1)
+		{
+		}
+	}
+
+	void Nest()
+	{
+		/* 0, 1 or 2 children (mean 5/8): a few locks, sometimes depth 6 */
+		uint64_t	r = rnd() % 8;
+		unsigned	children = r < 3 ? 0 : r < 7 ? 1 : 2;
+
+		for (unsigned i = 0; i < children && m_depth < 6; i++)
+		{
+			Enter((unsigned) (rnd() % RSEQ_SLICE_MAX_KINDS));
+			if (rnd() % 128 == 0)
+				SetMode(RandomMode());
+			Work((unsigned) (rnd() % 8));
+			Nest();
+			Leave();
+		}
+	}
+
+	void Sequence()
+	{
+		uint64_t	r = rnd();
+		bool		stepped = (r & 4095) == 0;	/* single steps are slow */
+
+		if (((r >> 6) & 15) == 0)
+			SetMode(RandomMode());
+		Enter((unsigned) ((r >> 10) % RSEQ_SLICE_MAX_KINDS));
+		if (((r >> 12) & 3) == 0)
+		{
+			/* contended acquisition: the section was entered before the attempt */
+			WaitBegin(stepped);
+			stepped = false;
+			Work((unsigned) ((r >> 14) % 16));
+			if (((r >> 18) & 3) == 0)
+			{
+				st.nested_in_wait++;
+				Enter((unsigned) ((r >> 20) % RSEQ_SLICE_MAX_KINDS));	/* wait-list lock */
+				Leave();
+			}
+			if (((r >> 22) % 5) == 0)
+			{
+				st.abandoned++;
+				Leave();		/* gave up without the lock */
+				return;
+			}
+			WaitEnd();
+		}
+		/*
+		 * Sections are far shorter than the interval between signals, so a
+		 * grant is nearly always settled by the yield before the next
+		 * signal: one section in 1024 holds the lock for a few hundred us
+		 * under a burst of signals, so that the kernel also revokes grants
+		 * and preempts holders of granted sections.
+		 */
+		if (((r >> 25) & 1023) == 0)
+		{
+			st.long_sections++;
+			ek_burst = 1;
+			if (!ek_armed)
+				ek_arm(kBurstNs);
+			Work(150000);
+			ek_burst = 0;
+		}
+		else
+			Work((unsigned) ((r >> 35) % 16));
+		Nest();
+		Leave(stepped);
+	}
+
+	void CheckTotals()
+	{
+		rseq_slice_counters c = ctr;
+
+		for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
+			CHECK(c.entries[k] == m_ctr.entries[k]);
+		CHECK(c.sections == m_ctr.sections);
+		CHECK(c.nested == m_ctr.nested);
+		CHECK(c.max_depth == m_ctr.max_depth);
+		CHECK(c.requests == m_ctr.requests);
+		CHECK(c.grants <= c.requests);
+		CHECK(c.yields <= c.grants);
+		CHECK(c.yields_in_grant <= c.yields);
+		CHECK(c.revoked <= c.grants);
+		CHECK(c.yields == c.grants);	/* revoked grants get one yield too */
+		CHECK(c.grants == k_granted);
+		CHECK(c.yields == k_hook_calls);
+		CHECK(c.yields_in_grant == k_yielded);
+		CHECK(k_granted == k_yielded + k_revoked);
+		CHECK(k_revoked == c.yields - c.yields_in_grant);
+		CHECK(c.revoked <= k_revoked);
+		CHECK(c.descheduled == st.desch_reported);
+		CHECK(c.descheduled >= st.desch_certain);
+		CHECK(c.descheduled <= st.desch_certain + st.desch_ambiguous);
+		CHECK(c.descheduled <= k_cleared);
+	}
+#undef CHECK
+};
+
+TEST_F(EmulatedKernel, RandomSequencesUnderTimerSignals)
+{
+	const uint64_t sequences = 1000000;
+	const auto t0 = std::chrono::steady_clock::now();
+	struct rusage ru0,
+				ru1;
+
+	getrusage(RUSAGE_THREAD, &ru0);
+	StartTimer();
+	if (HasFatalFailure())
+		return;
+	CheckDepth0();
+	while (st.sequences < sequences)
+	{
+		Sequence();
+		st.sequences++;
+		if ((st.sequences & 31) == 0)
+			Pace();
+		if ((st.sequences & 4095) == 0)
+		{
+			CheckTotals();
+			if (failures > 1000)
+				break;
+		}
+	}
+	StopTimer();
+	const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+	getrusage(RUSAGE_THREAD, &ru1);
+	auto		tv = [](const struct timeval &a, const struct timeval &b) {
+		return (double) (b.tv_sec - a.tv_sec) + (double) (b.tv_usec - a.tv_usec) / 1e6;
+	};
+	const double user = tv(ru0.ru_utime, ru1.ru_utime);
+	const double sys = tv(ru0.ru_stime, ru1.ru_stime);
+
+	CheckDepth0();
+	CheckTotals();
+	for (const auto &f : first_failures)
+		ADD_FAILURE() << f;
+	EXPECT_EQ(failures, 0u);
+	EXPECT_EQ(st.sequences, sequences);
+	EXPECT_EQ(s.depth, 0u);
+
+	/* exact relations, once more as test assertions with values */
+	EXPECT_EQ(ctr.grants, (uint64_t) k_granted);
+	EXPECT_EQ(ctr.yields, (uint64_t) k_hook_calls);
+	EXPECT_EQ(ctr.yields_in_grant, (uint64_t) k_yielded);
+	EXPECT_EQ((uint64_t) k_granted, k_yielded + k_revoked);
+	EXPECT_LE(ctr.descheduled, (uint64_t) k_cleared);
+	EXPECT_GE(ctr.descheduled, st.desch_certain);
+
+	/* the run must have exercised every kernel action, or it proves nothing */
+	EXPECT_GT((uint64_t) k_signals, 1000u);
+	EXPECT_GT((uint64_t) k_granted, 100u);
+	EXPECT_GT((uint64_t) k_revoked, 10u);
+	EXPECT_GT((uint64_t) k_yielded, 10u);
+	EXPECT_GT((uint64_t) k_cleared, 100u);
+	EXPECT_GT(ctr.revoked, 0u);
+	EXPECT_GT(ctr.descheduled, 0u);
+	EXPECT_GT(st.desch_certain, 0u);
+	EXPECT_GT(st.abandoned, 0u);
+	EXPECT_GT(st.deferred_switches, 0u);
+
+	printf("[ info ] %.2f s (cpu %.2f user + %.2f sys), %llu sequences, %llu calls, %llu long sections, "
+		   "%llu timer signals, %llu single steps in %llu closes\n",
+		   secs, user, sys, (unsigned long long) st.sequences, (unsigned long long) st.calls,
+		   (unsigned long long) st.long_sections, (unsigned long long) k_signals,
+		   (unsigned long long) k_traps, (unsigned long long) st.stepped_closes);
+	printf("[ info ] kernel: s_granted %llu, s_revoked %llu, s_yielded %llu, yield calls %llu, "
+		   "rseq_cs cleared %llu, grants inside a close call %llu (revoke held %llu)\n",
+		   (unsigned long long) k_granted, (unsigned long long) k_revoked,
+		   (unsigned long long) k_yielded, (unsigned long long) k_hook_calls,
+		   (unsigned long long) k_cleared, (unsigned long long) k_grant_in_close,
+		   (unsigned long long) k_revoke_held);
+	printf("[ info ] counters: sections %llu, nested %llu, max_depth %llu, requests %llu, grants %llu, "
+		   "revoked %llu, yields %llu, yields_in_grant %llu, descheduled %llu\n",
+		   (unsigned long long) ctr.sections, (unsigned long long) ctr.nested,
+		   (unsigned long long) ctr.max_depth, (unsigned long long) ctr.requests,
+		   (unsigned long long) ctr.grants, (unsigned long long) ctr.revoked,
+		   (unsigned long long) ctr.yields, (unsigned long long) ctr.yields_in_grant,
+		   (unsigned long long) ctr.descheduled);
+	printf("[ info ] marker checks: %llu must-report, %llu either way; waits %llu (abandoned %llu, "
+		   "nested while waiting %llu); mode switches %llu now, %llu deferred\n",
+		   (unsigned long long) st.desch_certain, (unsigned long long) st.desch_ambiguous,
+		   (unsigned long long) st.waits, (unsigned long long) st.abandoned,
+		   (unsigned long long) st.nested_in_wait, (unsigned long long) st.mode_switches,
+		   (unsigned long long) st.deferred_switches);
+	RecordProperty("sequences", std::to_string(st.sequences));
+	RecordProperty("s_granted", std::to_string(k_granted));
+	RecordProperty("s_revoked", std::to_string(k_revoked));
+	RecordProperty("s_yielded", std::to_string(k_yielded));
+}
+
+}  // namespace

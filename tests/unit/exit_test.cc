@@ -1,0 +1,348 @@
+/*
+ * 3. What the outermost leave does with every state the kernel can leave
+ *    behind: slice_ctrl {request, granted} in upstream mode, cr_flags in poc
+ *    mode, and the rseq_cs marker (cleared by the kernel, or owned by
+ *    someone else).  The kernel is played by writing the fake area between
+ *    enter and leave; rseq_slice_yield is the test hook.
+ */
+#include "test_support.h"
+
+#include <string>
+
+namespace {
+
+using rseq_test::ExpectCounters;
+using rseq_test::FakeAreaTest;
+
+class Exit : public FakeAreaTest
+{
+protected:
+	/* Upstream section at depth 1 whose exit sees {req, gr}. */
+	unsigned LeaveWith(uint8_t req, uint8_t gr)
+	{
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(request(), 1);
+		set_request(req);
+		set_granted(gr);
+		return rseq_slice_leave(&s);
+	}
+
+	void ExpectBase(uint64_t sections)
+	{
+		want.entries[0] = sections;
+		want.sections = sections;
+		want.requests = sections;
+	}
+};
+
+TEST_F(Exit, RequestStillSetNoGrant)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	EXPECT_EQ(LeaveWith(1, 0), 0u);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(granted(), 0);
+	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(rseq_test::yield_calls, 0u);
+	ExpectBase(1);
+	ExpectCounters(ctr, want);
+}
+
+TEST_F(Exit, GrantedYieldInsideGrant)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_test::yield_value = 1;
+	EXPECT_EQ(LeaveWith(0, 1),
+			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	ExpectBase(1);
+	want.grants = 1;
+	want.yields = 1;
+	want.yields_in_grant = 1;
+	ExpectCounters(ctr, want);
+}
+
+TEST_F(Exit, GrantedYieldTooLate)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_test::yield_value = 0;	/* the grant was gone when yield ran */
+	EXPECT_EQ(LeaveWith(0, 1), RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	ExpectBase(1);
+	want.grants = 1;
+	want.yields = 1;
+	want.yields_in_grant = 0;
+	ExpectCounters(ctr, want);
+}
+
+/* A negative return (e.g. -ENOSYS from an old kernel) is not "in grant". */
+TEST_F(Exit, GrantedYieldFails)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_test::yield_value = -38;
+	EXPECT_EQ(LeaveWith(0, 1), RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED);
+	ExpectBase(1);
+	want.grants = 1;
+	want.yields = 1;
+	ExpectCounters(ctr, want);
+}
+
+/*
+ * Both bytes zero: granted, then revoked.  One rseq_slice_yield is still
+ * made (it returns 0; on 7.2 with rseq debugging it clears the kernel's
+ * pending system-call check); its result never counts as "in grant".
+ */
+TEST_F(Exit, GrantedThenRevoked)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	for (long yv : {0L, 1L})
+	{
+		SCOPED_TRACE("yield returns " + std::to_string(yv));
+		rseq_test::yield_value = yv;
+		rseq_test::yield_calls = 0;
+		EXPECT_EQ(LeaveWith(0, 0),
+				  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED | RSEQ_SLICE_EV_YIELD_CALLED);
+		EXPECT_EQ(rseq_test::yield_calls, 1u);
+		EXPECT_EQ(request(), 0);
+	}
+	ExpectBase(2);
+	want.grants = 2;
+	want.revoked = 2;
+	want.yields = 2;
+	want.yields_in_grant = 0;
+	ExpectCounters(ctr, want);
+}
+
+/* request still 1 and granted 1: the kernel never does that; treat as grant. */
+TEST_F(Exit, InconsistentRequestAndGrantedCountAsGrantAndYield)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_test::yield_value = 1;
+	EXPECT_EQ(LeaveWith(1, 1),
+			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	ExpectBase(1);
+	want.grants = 1;
+	want.yields = 1;
+	want.yields_in_grant = 1;
+	ExpectCounters(ctr, want);
+}
+
+/* All four combinations in a row: the counters add up exactly. */
+TEST_F(Exit, AllCombinationsAccumulate)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_test::yield_value = 1;
+	EXPECT_EQ(LeaveWith(1, 0), 0u);
+	EXPECT_NE(LeaveWith(0, 1) & RSEQ_SLICE_EV_YIELDED, 0u);
+	EXPECT_NE(LeaveWith(0, 0) & RSEQ_SLICE_EV_REVOKED, 0u);
+	rseq_test::yield_value = 0;
+	EXPECT_EQ(LeaveWith(1, 1), RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED);
+	EXPECT_EQ(rseq_test::yield_calls, 3u);
+	ExpectBase(4);
+	want.grants = 3;
+	want.revoked = 1;
+	want.yields = 3;			/* every grant ends with one yield call */
+	want.yields_in_grant = 1;
+	ExpectCounters(ctr, want);
+}
+
+/* A grant seen at a nested leave is not acted on: only depth 1 -> 0 closes. */
+TEST_F(Exit, GrantIsHandledOnlyAtOutermostLeave)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_slice_enter(&s, 0);
+	rseq_slice_enter(&s, 1);
+	set_request(0);
+	set_granted(1);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(granted(), 1);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(rseq_test::yield_calls, 0u);
+	EXPECT_EQ(rseq_slice_leave(&s),
+			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	want.entries[0] = 1;
+	want.entries[1] = 1;
+	want.sections = 1;
+	want.nested = 1;
+	want.max_depth = 2;
+	want.requests = 1;
+	want.grants = 1;
+	want.yields = 1;
+	want.yields_in_grant = 1;
+	ExpectCounters(ctr, want);
+}
+
+TEST_F(Exit, PocKernelBitMeansYield)
+{
+	Init(RSEQ_SLICE_MODE_POC);
+	rseq_test::yield_value = 1;
+
+	/* bit 1 set by the kernel (bit 0 still ours) */
+	rseq_slice_enter(&s, 0);
+	EXPECT_EQ(cr_flags(), RSEQ_SLICE_POC_IN_CRITICAL_SECTION);
+	area->slice.poc_cr_flags = RSEQ_SLICE_POC_IN_CRITICAL_SECTION | RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED;
+	EXPECT_EQ(rseq_slice_leave(&s),
+			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(cr_flags(), 0u);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+
+	/* no kernel bit: nothing */
+	rseq_slice_enter(&s, 0);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(cr_flags(), 0u);
+
+	/* bit 1 alone (the kernel also cleared bit 0): still a yield */
+	rseq_test::yield_value = 0;
+	rseq_slice_enter(&s, 0);
+	area->slice.poc_cr_flags = RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED;
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED);
+	EXPECT_EQ(cr_flags(), 0u);
+
+	/* bit 0 cleared, bit 1 clear: poc has no "revoked" */
+	rseq_slice_enter(&s, 0);
+	area->slice.poc_cr_flags = 0;
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+
+	EXPECT_EQ(rseq_test::yield_calls, 2u);
+	ExpectBase(4);
+	want.grants = 2;
+	want.yields = 2;
+	want.yields_in_grant = 1;
+	ExpectCounters(ctr, want);
+}
+
+/* ---- the rseq_cs marker ---- */
+
+TEST_F(Exit, MarkerClearedAtDepth1CountsDescheduled)
+{
+	for (rseq_slice_mode m : {RSEQ_SLICE_MODE_MEASURE, RSEQ_SLICE_MODE_UPSTREAM, RSEQ_SLICE_MODE_POC})
+	{
+		SCOPED_TRACE(rseq_slice_mode_names[m]);
+		memset(&ctr, 0, sizeof(ctr));
+		Init(m);
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(cs(), marker);
+		set_cs(0);				/* the kernel preempted us */
+		EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
+		EXPECT_EQ(cs(), 0u) << "must be left 0 at depth 0";
+		EXPECT_EQ(s.armed, 0);
+		EXPECT_EQ(ctr.descheduled, 1u);
+
+		/* next section arms again and is not counted */
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(cs(), marker);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(ctr.descheduled, 1u);
+		EXPECT_EQ(ctr.sections, 2u);
+	}
+}
+
+TEST_F(Exit, MarkerClearedAtDepth3IsRearmedAndCountedPerLeave)
+{
+	Init(RSEQ_SLICE_MODE_MEASURE);
+	rseq_slice_enter(&s, 0);
+	rseq_slice_enter(&s, 0);
+	rseq_slice_enter(&s, 0);
+	set_cs(0);
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* 3 -> 2 */
+	EXPECT_EQ(cs(), marker) << "re-armed while sections remain";
+	EXPECT_EQ(s.armed, 1);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);	/* 2 -> 1, not cleared again */
+	EXPECT_EQ(cs(), marker);
+	set_cs(0);
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* 1 -> 0 */
+	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(ctr.descheduled, 2u);
+}
+
+/* One preemption while nested is counted once, at the next leave only. */
+TEST_F(Exit, OnePreemptionCountsOnce)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_slice_enter(&s, 0);
+	rseq_slice_enter(&s, 0);
+	set_cs(0);
+	rseq_slice_enter(&s, 0);	/* nested enter neither counts nor re-arms */
+	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(ctr.descheduled, 1u);
+	EXPECT_EQ(cs(), 0u);
+}
+
+/* Descheduled and granted together: both events reported. */
+TEST_F(Exit, DescheduledAndGrantTogether)
+{
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_slice_enter(&s, 0);
+	set_cs(0);
+	set_request(0);
+	set_granted(0);
+	EXPECT_EQ(rseq_slice_leave(&s),
+			  RSEQ_SLICE_EV_DESCHEDULED | RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
+			  RSEQ_SLICE_EV_YIELD_CALLED);
+	EXPECT_EQ(ctr.descheduled, 1u);
+	EXPECT_EQ(ctr.grants, 1u);
+	EXPECT_EQ(ctr.revoked, 1u);
+	EXPECT_EQ(ctr.yields, 1u);
+}
+
+/* rseq_cs owned by another library at entry: not armed, never written. */
+TEST_F(Exit, ForeignRseqCsIsLeftAlone)
+{
+	const uint64_t foreign = 0x00007f0000001000ull;
+
+	for (rseq_slice_mode m : {RSEQ_SLICE_MODE_MEASURE, RSEQ_SLICE_MODE_UPSTREAM, RSEQ_SLICE_MODE_POC})
+	{
+		SCOPED_TRACE(rseq_slice_mode_names[m]);
+		memset(&ctr, 0, sizeof(ctr));
+		Init(m);
+		set_cs(foreign);
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(s.armed, 0);
+		EXPECT_EQ(cs(), foreign);
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(cs(), foreign);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(cs(), foreign);
+		/* the other owner finishes (0): we were not armed, so no count, no re-arm */
+		rseq_slice_enter(&s, 0);
+		set_cs(0);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(cs(), 0u);
+		set_cs(foreign);
+		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);
+		EXPECT_EQ(cs(), foreign);
+		EXPECT_EQ(ctr.descheduled, 0u);
+		/* the request side still works */
+		if (m == RSEQ_SLICE_MODE_MEASURE)
+			EXPECT_EQ(ctr.requests, 0u);
+		else
+			EXPECT_EQ(ctr.requests, 1u);
+		EXPECT_EQ(cr_flags(), 0u);
+	}
+}
+
+/* Someone overwrites our marker mid-section: no count, theirs is kept. */
+TEST_F(Exit, MarkerReplacedBySomeoneElse)
+{
+	const uint64_t foreign = 0x00007f0000002000ull;
+
+	Init(RSEQ_SLICE_MODE_MEASURE);
+	rseq_slice_enter(&s, 0);
+	rseq_slice_enter(&s, 0);
+	EXPECT_EQ(cs(), marker);
+	set_cs(foreign);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(cs(), foreign) << "a nested leave must not re-arm over another owner";
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(cs(), foreign) << "the outermost leave clears only our own marker";
+	EXPECT_EQ(s.armed, 0);
+	EXPECT_EQ(ctr.descheduled, 0u);
+}
+
+}  // namespace

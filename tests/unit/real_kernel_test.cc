@@ -1,0 +1,432 @@
+/*
+ * 7. The running kernel: rseq_slice_probe_thread / rseq_slice_setup_thread,
+ *    the real rseq_slice_yield system call, and the marker on the real
+ *    registered area.
+ *
+ * Written for what this project's machines run (6.18 kernel without the
+ * slice extension, glibc 2.36 registering a legacy 32-byte area), with the
+ * expectations that differ on a 7.x kernel (feature size >= 33) kept loose
+ * and said so.  Nothing is hard-coded that the machine reports itself: the
+ * feature size and alignment come from getauxval, glibc's registration from
+ * __rseq_size / __rseq_offset.
+ *
+ * This file includes rseq_slice.h without the test yield hook: its inline
+ * fast path makes the real system call.
+ */
+#include "rseq_slice.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/auxv.h>
+#include <sys/rseq.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace rseq_test {
+int child_main(const char *what);
+}
+
+namespace {
+
+/* Sections each holding a 100 us sleep (voluntary context switch). */
+constexpr int kSleepSections = 200;
+/* Sections holding nothing: the marker must (nearly) never be cleared. */
+constexpr int kTightSections = 10000;
+constexpr int kTightMaxDescheduled = 50;
+
+uint32_t AuxFeatureSize() { return (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE); }
+uint32_t AuxAlign() { return (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN); }
+bool KernelHasSliceField() { return AuxFeatureSize() >= RSEQ_SLICE_FEATURE_SIZE_SLICE; }
+
+volatile rseq_slice_area *GlibcArea()
+{
+	return (volatile rseq_slice_area *) ((char *) __builtin_thread_pointer() + __rseq_offset);
+}
+
+struct MarkerRun
+{
+	uint64_t	descheduled = 0;	/* counter */
+	uint64_t	events = 0;			/* leaves that returned EV_DESCHEDULED */
+	uint64_t	sections = 0;
+	uint64_t	cs_after = 1;
+	uint64_t	tight_descheduled = 0;
+	int			mode = -1;
+};
+
+/* The marker on the registered area of the calling thread, measure mode. */
+MarkerRun RunMarker(const rseq_slice_probe &p, int sleeps)
+{
+	MarkerRun	r;
+	rseq_slice_counters ctr;
+	rseq_slice_state s;
+
+	memset(&ctr, 0, sizeof(ctr));
+	rseq_slice_state_init(&s, RSEQ_SLICE_MODE_MEASURE, &p, &ctr);
+	r.mode = s.mode;
+	if (s.mode != RSEQ_SLICE_MODE_MEASURE)
+		return r;
+	for (int i = 0; i < sleeps; i++)
+	{
+		rseq_slice_enter(&s, 0);
+		usleep(100);
+		if (rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED)
+			r.events++;
+	}
+	r.descheduled = ctr.descheduled;
+	r.sections = ctr.sections;
+	r.cs_after = p.area->rseq_cs;
+
+	memset(&ctr, 0, sizeof(ctr));
+	for (int i = 0; i < kTightSections; i++)
+	{
+		rseq_slice_enter(&s, 1);
+		rseq_slice_leave(&s);
+	}
+	r.tight_descheduled = ctr.descheduled;
+	if (p.area->rseq_cs != 0)
+		r.cs_after = p.area->rseq_cs;
+	return r;
+}
+
+TEST(RealKernel, ProbeSeesGlibcRegistration)
+{
+	if (__rseq_size == 0)
+		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
+
+	rseq_slice_probe p;
+
+	memset(&p, 0xa5, sizeof(p));	/* probe must fill everything */
+	rseq_slice_probe_thread(&p);
+
+	struct utsname u;
+
+	ASSERT_EQ(uname(&u), 0);
+	EXPECT_STREQ(p.release, u.release);
+	EXPECT_EQ(p.feature_size, AuxFeatureSize());
+	EXPECT_EQ(p.align, AuxAlign());
+	EXPECT_GE(p.feature_size, 20u) << "every kernel with rseq reports at least 20";
+	EXPECT_EQ(p.glibc_size, __rseq_size);
+	EXPECT_EQ(p.registered, 1);
+	EXPECT_EQ(p.owner, RSEQ_SLICE_OWNER_GLIBC);
+	EXPECT_EQ(p.area, GlibcArea());
+	EXPECT_EQ(p.reg_len, __rseq_size <= 32 ? 32u : __rseq_size);
+	EXPECT_EQ(p.register_errno, 0);
+	EXPECT_EQ(p.slice_errno, 0) << "probe makes no prctl SET";
+	ASSERT_NE(p.area, nullptr);
+	EXPECT_NE(p.area->cpu_id, RSEQ_SLICE_CPU_ID_UNINITIALIZED);
+	EXPECT_LT(p.area->cpu_id, (uint32_t) CPU_SETSIZE);
+	EXPECT_EQ(p.area->rseq_cs, 0u) << "nobody in this process uses rseq_cs";
+	EXPECT_NE(strstr(p.reason, "registered by glibc"), nullptr) << p.reason;
+	if (!KernelHasSliceField())
+	{
+		EXPECT_EQ(p.slice, RSEQ_SLICE_EXT_UNAVAILABLE);
+		EXPECT_NE(strstr(p.reason, "unavailable"), nullptr) << p.reason;
+	}
+	printf("[ info ] probe: %s\n", p.reason);
+}
+
+TEST(RealKernel, SetupOnThisKernel)
+{
+	if (__rseq_size == 0)
+		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
+
+	static rseq_slice_area_storage storage;
+	rseq_slice_probe p;
+	int			rc = rseq_slice_setup_thread(&p, &storage);
+	char		why[256];
+
+	printf("[ info ] setup: rc %d, %s\n", rc, p.reason);
+	EXPECT_EQ(p.feature_size, AuxFeatureSize());
+	EXPECT_EQ(p.registered, 1);
+	EXPECT_EQ(rc == 0, p.slice == RSEQ_SLICE_EXT_ENABLED);
+	if (!KernelHasSliceField())
+	{
+		/* 6.x: nothing to re-register, prctl option 79 unknown */
+		EXPECT_EQ(rc, -1);
+		EXPECT_EQ(p.slice, RSEQ_SLICE_EXT_UNAVAILABLE);
+		EXPECT_EQ(p.slice_errno, EINVAL);
+		EXPECT_EQ(p.register_errno, 0);
+		EXPECT_EQ(p.owner, RSEQ_SLICE_OWNER_GLIBC);
+		EXPECT_EQ(p.area, GlibcArea());
+		EXPECT_NE(strstr(p.reason, "EINVAL"), nullptr) << p.reason;
+		EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_AUTO, &p, why, sizeof(why)),
+				  RSEQ_SLICE_MODE_MEASURE) << why;
+		EXPECT_NE(strstr(why, "no slice extension"), nullptr) << why;
+		EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_UPSTREAM, &p, nullptr, 0), RSEQ_SLICE_MODE_MEASURE);
+		EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_POC, &p, nullptr, 0), RSEQ_SLICE_MODE_POC);
+	}
+	else
+	{
+		/* 7.x: glibc's legacy area replaced by ours unless glibc sized it itself */
+		printf("[ info ] feature size %u >= 33: 7.x kernel, checking consistency only\n",
+			   p.feature_size);
+		if (__rseq_size <= 32 && p.register_errno == 0)
+		{
+			uint32_t	align = AuxAlign() < 32 ? 32 : AuxAlign();
+
+			EXPECT_EQ(p.owner, RSEQ_SLICE_OWNER_SELF);
+			EXPECT_EQ(p.area, &storage.u.area);
+			EXPECT_EQ(p.reg_len, (p.feature_size + align - 1) / align * align);
+		}
+		EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_AUTO, &p, nullptr, 0),
+				  p.slice == RSEQ_SLICE_EXT_ENABLED ? RSEQ_SLICE_MODE_UPSTREAM : RSEQ_SLICE_MODE_MEASURE);
+		EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_POC, &p, nullptr, 0), RSEQ_SLICE_MODE_MEASURE);
+	}
+	EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_MEASURE, &p, nullptr, 0), RSEQ_SLICE_MODE_MEASURE);
+	EXPECT_EQ(rseq_slice_resolve(RSEQ_SLICE_MODE_OFF, &p, nullptr, 0), RSEQ_SLICE_MODE_OFF);
+
+	/* a second setup changes nothing (no EBUSY, same area) */
+	rseq_slice_probe p2;
+
+	rseq_slice_setup_thread(&p2, &storage);
+	EXPECT_EQ(p2.area, p.area);
+	EXPECT_EQ(p2.owner, p.owner);
+	EXPECT_EQ(p2.register_errno, 0);
+	EXPECT_EQ(p2.slice, p.slice);
+}
+
+/* The raw system call of the inline fast path, outside any grant. */
+TEST(RealKernel, SysYieldWithoutGrant)
+{
+	rseq_slice_state s;
+
+	memset(&s, 0, sizeof(s));
+	long		r = rseq_slice_sys_yield(&s);
+
+	if (!KernelHasSliceField())
+		EXPECT_EQ(r, -ENOSYS) << "syscall 471 does not exist before 7.0";
+	else
+		EXPECT_TRUE(r == 0 || r == -ENOSYS) << r;
+}
+
+/*
+ * Measure mode on glibc's real registration: every section holding a sleep
+ * is a voluntary context switch, which a legacy registration reports by
+ * clearing rseq_cs (shared/docs/rseq-slice-abi.md: 200 of 200 on 6.18).
+ */
+TEST(RealKernel, MarkerCountsSleepsInMeasureMode)
+{
+	if (__rseq_size == 0)
+		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
+
+	rseq_slice_probe p;
+
+	rseq_slice_probe_thread(&p);
+	ASSERT_EQ(p.owner, RSEQ_SLICE_OWNER_GLIBC);
+	MarkerRun	r = RunMarker(p, kSleepSections);
+
+	ASSERT_EQ(r.mode, RSEQ_SLICE_MODE_MEASURE);
+	EXPECT_EQ(r.sections, (uint64_t) kSleepSections);
+	EXPECT_EQ(r.events, r.descheduled);
+	EXPECT_EQ(r.cs_after, 0u) << "rseq_cs must be left 0";
+	EXPECT_LE(r.tight_descheduled, (uint64_t) kTightMaxDescheduled);
+	printf("[ info ] glibc area (%u bytes): %llu of %d sleeping sections descheduled, "
+		   "%llu of %d empty ones\n", p.reg_len, (unsigned long long) r.descheduled,
+		   kSleepSections, (unsigned long long) r.tight_descheduled, kTightSections);
+	if (!KernelHasSliceField() && p.reg_len <= RSEQ_SLICE_ORIG_SIZE)
+		EXPECT_EQ(r.descheduled, (uint64_t) kSleepSections);
+	else
+	{
+		/* 7.x: V2 mode does not report voluntary switches; just sane */
+		printf("[ info ] feature size %u: not checking the count exactly\n", p.feature_size);
+		EXPECT_GE(r.descheduled, 0u);
+		EXPECT_LE(r.descheduled, (uint64_t) kSleepSections);
+	}
+}
+
+/* ---- the child without glibc's registration ---- */
+
+std::map<std::string, std::string> RunChild(const char *what, int *status)
+{
+	std::map<std::string, std::string> kv;
+	int			fds[2];
+
+	*status = -1;
+	if (pipe(fds) != 0)
+		return kv;
+	fflush(stdout);
+	pid_t		pid = fork();
+
+	if (pid == 0)
+	{
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
+		std::string arg = std::string("--rseq-child=") + what;
+
+		execl("/proc/self/exe", "rseq_slice_unit", arg.c_str(), (char *) nullptr);
+		_exit(127);
+	}
+	close(fds[1]);
+	std::string out;
+	char		buf[4096];
+	ssize_t		n;
+
+	while ((n = read(fds[0], buf, sizeof(buf))) != 0)
+	{
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		out.append(buf, (size_t) n);
+	}
+	close(fds[0]);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	size_t		pos = 0;
+
+	while (pos < out.size())
+	{
+		size_t		nl = out.find('\n', pos);
+
+		if (nl == std::string::npos)
+			nl = out.size();
+		std::string line = out.substr(pos, nl - pos);
+		size_t		eq = line.find('=');
+
+		if (eq != std::string::npos)
+			kv[line.substr(0, eq)] = line.substr(eq + 1);
+		pos = nl + 1;
+	}
+	return kv;
+}
+
+TEST(RealKernel, SetupRegistersOwnAreaWithoutGlibc)
+{
+	int			status = -1;
+	auto		kv = RunChild("selfreg", &status);
+
+	for (const auto &e : kv)
+		printf("[ child ] %s=%s\n", e.first.c_str(), e.second.c_str());
+	ASSERT_GT(kv.size(), 0u) << "no output from the child";
+	ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(kv["glibc_size"], "0") << "GLIBC_TUNABLES=glibc.pthread.rseq=0 was not honoured";
+
+	const uint32_t fsize = AuxFeatureSize();
+	uint32_t	align = AuxAlign() < 32 ? 32 : AuxAlign();
+
+	EXPECT_EQ(kv["before_registered"], "0");
+	EXPECT_EQ(kv["before_owner"], "none");
+	EXPECT_EQ(kv["before_resolve_auto"], "off");
+	EXPECT_EQ(kv["registered"], "1");
+	EXPECT_EQ(kv["owner"], "postgres");
+	EXPECT_EQ(kv["area_is_storage"], "1");
+	EXPECT_EQ(kv["register_errno"], "0");
+	EXPECT_EQ(kv["cpu_id_ok"], "1");
+	EXPECT_EQ(kv["feature_size"], std::to_string(fsize));
+	EXPECT_EQ(kv["reg_len"], std::to_string(fsize >= 33 ? (fsize + align - 1) / align * align : 32));
+	EXPECT_EQ(kv["again_same_area"], "1");
+	EXPECT_EQ(kv["again_register_errno"], "0");
+	EXPECT_EQ(kv["marker_mode"], "measure");
+	EXPECT_EQ(kv["sections"], std::to_string(kSleepSections));
+	EXPECT_EQ(kv["cs_after"], "0");
+	EXPECT_LE(std::stoi(kv["tight_descheduled"]), kTightMaxDescheduled);
+	EXPECT_EQ(kv["fork_owner"], "postgres") << "fork() keeps the registration";
+	EXPECT_EQ(kv["fork_cs_after"], "0");
+	if (fsize < 33)
+	{
+		EXPECT_EQ(kv["setup_rc"], "-1");
+		EXPECT_EQ(kv["slice"], "unavailable");
+		EXPECT_EQ(kv["slice_errno"], "EINVAL");
+		EXPECT_EQ(kv["resolve_auto"], "measure");
+		EXPECT_EQ(kv["descheduled"], std::to_string(kSleepSections));
+		EXPECT_EQ(kv["fork_descheduled"], "20");
+	}
+	else
+	{
+		printf("[ info ] feature size %u: 7.x kernel, marker counts not checked exactly\n", fsize);
+		EXPECT_GE(std::stoi(kv["descheduled"]), 0);
+	}
+}
+
+}  // namespace
+
+/*
+ * The child: started with GLIBC_TUNABLES=glibc.pthread.rseq=0, so that glibc
+ * registers nothing and rseq_slice_setup_thread has to register its own
+ * area.  Prints key=value lines; the parent test checks them.
+ */
+int rseq_test::child_main(const char *what)
+{
+	if (strcmp(what, "selfreg") != 0)
+		return 2;
+
+	static rseq_slice_area_storage storage;
+	rseq_slice_probe p;
+
+	printf("glibc_size=%u\n", __rseq_size);
+	rseq_slice_probe_thread(&p);
+	printf("before_registered=%d\n", p.registered);
+	printf("before_owner=%s\n", rseq_slice_owner_names[p.owner]);
+	printf("before_resolve_auto=%s\n",
+		   rseq_slice_mode_names[rseq_slice_resolve(RSEQ_SLICE_MODE_AUTO, &p, nullptr, 0)]);
+
+	int			rc = rseq_slice_setup_thread(&p, &storage);
+	char		eb[16];
+
+	printf("setup_rc=%d\n", rc);
+	printf("registered=%d\n", p.registered);
+	printf("owner=%s\n", rseq_slice_owner_names[p.owner]);
+	printf("area_is_storage=%d\n", p.area == &storage.u.area ? 1 : 0);
+	printf("reg_len=%u\n", p.reg_len);
+	printf("feature_size=%u\n", p.feature_size);
+	printf("slice=%s\n", rseq_slice_ext_names[p.slice]);
+	printf("slice_errno=%s\n", rseq_slice_errno_name(p.slice_errno, eb, sizeof(eb)));
+	printf("register_errno=%d\n", p.register_errno);
+	printf("cpu_id_ok=%d\n", p.area != nullptr && p.area->cpu_id < (uint32_t) CPU_SETSIZE ? 1 : 0);
+	printf("resolve_auto=%s\n",
+		   rseq_slice_mode_names[rseq_slice_resolve(RSEQ_SLICE_MODE_AUTO, &p, nullptr, 0)]);
+	printf("reason=%s\n", p.reason);
+	if (!p.registered || p.area == nullptr)
+		return 1;
+
+	rseq_slice_probe p2;
+
+	rseq_slice_setup_thread(&p2, &storage);
+	printf("again_same_area=%d\n", p2.area == p.area ? 1 : 0);
+	printf("again_register_errno=%d\n", p2.register_errno);
+
+	MarkerRun	r = RunMarker(p, kSleepSections);
+
+	printf("marker_mode=%s\n", rseq_slice_mode_names[r.mode]);
+	printf("sections=%llu\n", (unsigned long long) r.sections);
+	printf("descheduled=%llu\n", (unsigned long long) r.descheduled);
+	printf("cs_after=%llu\n", (unsigned long long) r.cs_after);
+	printf("tight_descheduled=%llu\n", (unsigned long long) r.tight_descheduled);
+	fflush(stdout);
+
+	/* fork() copies the registration: the child still has our area */
+	pid_t		pid = fork();
+
+	if (pid == 0)
+	{
+		rseq_slice_probe fp;
+
+		rseq_slice_probe_thread(&fp);
+		printf("fork_owner=%s\n", rseq_slice_owner_names[fp.owner]);
+		MarkerRun	fr = RunMarker(fp, 20);
+
+		printf("fork_descheduled=%llu\n", (unsigned long long) fr.descheduled);
+		printf("fork_cs_after=%llu\n", (unsigned long long) fr.cs_after);
+		fflush(stdout);
+		_exit(0);
+	}
+	int			st = 0;
+
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
