@@ -42,3 +42,19 @@ clean-unit:
 	rm -rf $(UNIT_BUILD_DIR)
 
 CHECK_TARGETS += unit-check
+
+# make lock-check   the lock layer on a real server (tests/lock/pgbench_modes):
+#                   start-up LOG line, pgbench with more clients than CPUs in
+#                   modes auto/off/measure (deschedules > 0, all zero in off),
+#                   an ERROR while holding LWLocks.  Runs on the assertion-
+#                   enabled build when CASSERT=1 (the depth invariant is
+#                   asserted at every lock operation there).
+LOCK_FLAVOR ?= $(if $(filter 1,$(CASSERT)),patched-cassert,patched)
+
+.PHONY: lock-check
+lock-check: ext-install-$(LOCK_FLAVOR)
+	@$(call msg,lock layer under pgbench on $(LOCK_FLAVOR))
+	@PG_RUN_USER=$(PG_RUN_USER) bash $(CURDIR)/tests/lock/pgbench_modes \
+	  $(call prefix,$(LOCK_FLAVOR))/bin $(BUILD)/lock-check
+
+CHECK_TARGETS += lock-check
