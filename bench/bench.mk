@@ -104,3 +104,38 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/modes --rows 8
 
 # CHECK_TARGETS += bench-check   (enabled once tested against the patched server)
+
+# ---------------------------------------------------------------------------
+#   make callgrind      instruction counts (valgrind --tool=callgrind) of a
+#                       fixed single-backend workload (postgres --single) on
+#                       the stock server and the patched one in modes off,
+#                       measure and auto: bench/callgrind/run.  Report in
+#                       bench/results/callgrind/ (or CALLGRIND_OUT), profiles
+#                       in $(BUILD)/callgrind; options in CALLGRIND_ARGS, e.g.
+#                       make callgrind CALLGRIND_ARGS="--reps 2".
+#                       Slow (about a minute of valgrind per run on an idle
+#                       machine): not part of `make check`.
+#   make callgrind-deps install valgrind, gdb, python3 if missing.
+CALLGRIND_OUT  ?=
+CALLGRIND_ARGS ?=
+CALLGRIND_DEPS ?= valgrind gdb python3 gcc
+
+.PHONY: callgrind callgrind-deps
+
+callgrind-deps:
+	@missing=""; \
+	for p in $(CALLGRIND_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $(call msg,installing$$missing); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
+	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
+	fi
+
+callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) callgrind-deps | pg-run-user
+	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/callgrind/run \
+	  --work $(BUILD)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  $(if $(CALLGRIND_OUT),--out $(CALLGRIND_OUT)) $(CALLGRIND_ARGS)

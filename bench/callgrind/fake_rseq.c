@@ -1,0 +1,53 @@
+/*
+ * bench/callgrind/fake_rseq.c: LD_PRELOAD shim for running PostgreSQL under
+ * valgrind with the rseq lock layer able to resolve mode "measure".
+ *
+ * Valgrind does not pass the rseq system call through: glibc's start-up
+ * registration fails, glibc then sets __rseq_size to 0 and the thread
+ * area's cpu_id to RSEQ_CPU_ID_REGISTRATION_FAILED (-2), and valgrind also
+ * hides AT_RSEQ_FEATURE_SIZE.  The patched server's probe
+ * (lwlock_patch/rseq_slice_kernel.c) then finds no registered area and
+ * resolves every mode to "off", so the "measure" fast path would never run
+ * under callgrind.
+ *
+ * This constructor, only when it finds exactly that failed state, makes it
+ * look as if glibc 2.36 had registered its legacy area, as it does on the
+ * real kernel: __rseq_size = 20 (what glibc 2.36 reports natively) and
+ * cpu_id_start = cpu_id = 0.  The lock layer then arms its marker in the
+ * area's rseq_cs and reads it back at every release, exactly the
+ * instructions it runs natively; the kernel never sees the area, so it is
+ * never cleared (no "descheduled" events: the uncontended, not preempted
+ * fast path).  Outside valgrind (a real registration) it does nothing.
+ *
+ * The run script preloads it into every configuration (stock included), so
+ * its few dozen start-up instructions are the same everywhere.
+ *
+ * Build: cc -O2 -shared -fPIC -o fake_rseq.so fake_rseq.c
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/rseq.h>
+#include <unistd.h>
+
+__attribute__((constructor)) static void
+fake_rseq_registration(void)
+{
+	struct rseq *area;
+	uintptr_t	page;
+	long		pagesize;
+
+	area = (struct rseq *) ((char *) __builtin_thread_pointer() + __rseq_offset);
+	if (__rseq_size != 0 || (int32_t) area->cpu_id != RSEQ_CPU_ID_REGISTRATION_FAILED)
+		return;					/* registered for real, or rseq disabled */
+
+	/* __rseq_size lives in ld.so's RELRO: unprotect, write, protect again */
+	pagesize = sysconf(_SC_PAGESIZE);
+	page = (uintptr_t) &__rseq_size & ~(uintptr_t) (pagesize - 1);
+	if (mprotect((void *) page, (size_t) pagesize, PROT_READ | PROT_WRITE) != 0)
+		return;
+	*(volatile unsigned int *) &__rseq_size = 20;
+	(void) mprotect((void *) page, (size_t) pagesize, PROT_READ);
+
+	area->cpu_id_start = 0;
+	area->cpu_id = 0;
+}
