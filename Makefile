@@ -165,18 +165,25 @@ FORCE:
 # ---------------------------------------------------------------------------
 # Build dependencies
 # ---------------------------------------------------------------------------
+# $(call apt_install,PACKAGES): install the Debian packages of the list that
+# are missing (dpkg-query), running `apt-get update` only if a first install
+# fails.  Used by every *-deps target of the project.
+define apt_install
+missing=""; \
+for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+  $(call msg,installing$$missing); \
+  export DEBIAN_FRONTEND=noninteractive; \
+  $$sudo apt-get install -y -q --no-install-recommends $$missing \
+  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
+fi
+endef
+
 postgres-deps:
-	@missing=""; \
-	for p in $(PG_BUILD_DEPS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $(call msg,installing$$missing); \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
-	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
-	fi
+	@$(call apt_install,$(PG_BUILD_DEPS))
 
 # ---------------------------------------------------------------------------
 # Pristine source

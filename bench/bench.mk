@@ -22,17 +22,7 @@ MICRO_DEPS  ?= cmake g++ make libbenchmark-dev python3 binutils
 .PHONY: micro micro-check micro-deps
 
 micro-deps:
-	@missing=""; \
-	for p in $(MICRO_DEPS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $(call msg,installing$$missing); \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
-	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
-	fi
+	@$(call apt_install,$(MICRO_DEPS))
 
 micro: micro-deps
 	@BUILD_DIR=$(MICRO_BUILD) $(MICRO_DIR)/run $(if $(MICRO_OUT),--out $(MICRO_OUT)) $(MICRO_ARGS)
@@ -71,17 +61,7 @@ BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_conf
 .PHONY: bench bench-check bench-deps bench-build
 
 bench-deps:
-	@missing=""; \
-	for p in $(BENCH_DEPS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $(call msg,installing$$missing); \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
-	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
-	fi
+	@$(call apt_install,$(BENCH_DEPS))
 
 # The driver alone (bench/run also builds it when a source changed).
 bench-build: bench-deps $(PG_STOCK_STAMP)

@@ -14,17 +14,7 @@ UNIT_CTEST_OPTS ?=
 .PHONY: unit-check unit-deps unit-build clean-unit
 
 unit-deps:
-	@missing=""; \
-	for p in $(UNIT_DEPS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $(call msg,installing$$missing); \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
-	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
-	fi
+	@$(call apt_install,$(UNIT_DEPS))
 
 unit-build: unit-deps
 	@$(call msg,cmake tests/unit -> $(UNIT_BUILD_DIR))
