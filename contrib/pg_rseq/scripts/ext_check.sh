@@ -18,9 +18,9 @@
 set -euo pipefail
 
 flavour=$1
-prefix=$2
-objdir=$3
-workdir=$4
+prefix=$(realpath -m "$2")
+objdir=$(realpath -m "$3")
+workdir=$(realpath -m "$4")
 run_user=${5:-}
 
 src=$(cd "$(dirname "$0")/.." && pwd)
