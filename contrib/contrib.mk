@@ -11,11 +11,14 @@
 #                      patched or the stock schedule), server stopped even
 #                      on failure
 #
-# Flavours: $(FLAVORS) (stock patched, plus patched-cassert with CASSERT=1);
-# override with EXT_FLAVORS="stock".
+# Flavours: $(FLAVORS) (stock patched, plus patched-cassert with CASSERT=1),
+# and patched-cassert whenever it is installed (CI builds it with
+# `make postgres CASSERT=1`, then runs `make check`): the assertion build
+# checks the lock layer's depth invariant during the ERROR-in-LWLocks test.
+# Override with EXT_FLAVORS="stock".
 
 EXT_SRC     := $(CURDIR)/contrib/pg_rseq
-EXT_FLAVORS ?= $(FLAVORS)
+EXT_FLAVORS ?= $(FLAVORS) $(if $(filter patched-cassert,$(FLAVORS)),,$(if $(wildcard $(PG_CASSERT_STAMP)),patched-cassert))
 ext_objdir   = $(BUILD)/ext-$(1)
 ext_workdir  = $(BUILD)/ext-check/$(1)
 
