@@ -80,10 +80,10 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/quick --rows 24
 	@$(call msg,bench-check: patched:off vs patched:auto, hot-lwlock and eviction)
 	@$(BENCH_RUN) --a patched:off --b patched:auto --workloads hot-lwlock,eviction --clients 4x \
-	  --rounds 1 --duration 2 --warmup 1 --eviction-scale 2 --no-plots --out $(BENCH_CHECK_OUT)/modes
+	  --rounds 1 --duration 2 --warmup 1 --eviction-scale 2 --out $(BENCH_CHECK_OUT)/modes
 	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/modes --rows 8
 
-# CHECK_TARGETS += bench-check   (enabled once tested against the patched server)
+CHECK_TARGETS += bench-check
 
 # ---------------------------------------------------------------------------
 #   make callgrind      instruction counts (valgrind --tool=callgrind) of a

@@ -537,7 +537,10 @@ int main(int argc, char** argv) {
         try {
             d.machine["loadavg_end"] = fmt("%.2f %.2f %.2f", read_loadavg().l1, read_loadavg().l5, read_loadavg().l15);
             runner.write_outputs(status == 0 || !d.rounds.empty());
-            if (status == 0 && !o.keep_work) remove_tree(o.work);
+            if (status == 0 && !o.keep_work)
+                remove_tree(o.work);
+            else if (status != 0 && file_exists(o.work))
+                say("bench/run: clusters and their logs kept in " + o.work);
             say("bench/run: " + d.status + " in " + human_duration(d.elapsed) + "; report: " + o.out + "/report.md");
         } catch (const std::exception& e) {
             fprintf(stderr, "bench/run: writing the results failed: %s\n", e.what());
