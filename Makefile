@@ -111,6 +111,8 @@ PG_CASSERT_STAMP := $(call install_stamp,patched-cassert)
 # serialised across flavours (one PostgreSQL build at a time on 2 cores).
 PG_LOCK := $(PG_DIR)/.build.lock
 PGMAKE   = flock $(PG_LOCK) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make
+# Same lock for the rest of a one-line shell recipe (staging, syncing).
+take_lock = mkdir -p $(PG_DIR) && exec 9>>$(PG_LOCK) && flock 9
 
 # initdb/postgres refuse to run as root: run them as $(PG_RUN_USER) then.
 ifeq ($(shell id -u),0)
@@ -126,8 +128,8 @@ msg = echo "[pg_rseq] $(1)"
 # Write $(1) with content $(2) only if it differs (keeps the mtime otherwise).
 define write_if_changed
 	mkdir -p $(dir $(1)); \
-	printf '%s\n' $(2) > $(1).tmp; \
-	if cmp -s $(1).tmp $(1); then rm -f $(1).tmp; else mv -f $(1).tmp $(1); fi
+	printf '%s\n' $(2) > $(1).tmp.$$$$; \
+	if cmp -s $(1).tmp.$$$$ $(1); then rm -f $(1).tmp.$$$$; else mv -f $(1).tmp.$$$$ $(1); fi
 endef
 
 # rsync $(1)/ into $(2)/ in checksum mode: only changed files are rewritten
@@ -135,6 +137,7 @@ endef
 # are gone from $(1) are deleted; every other file in $(2) is a build output
 # and is kept (plain `rsync --delete` would remove them).
 define sync_tree
+	$(take_lock); \
 	mkdir -p $(2); \
 	(cd $(1) && find . \( -type f -o -type l \) ! -name '.pg_rseq-*' -print | LC_ALL=C sort) > $(2)/.pg_rseq-manifest.new; \
 	rsync -rlc --exclude='/.pg_rseq-*' $(1)/ $(2)/; \
@@ -238,19 +241,20 @@ $(STAGE_LIST): FORCE
 
 $(STAGE_STAMP): $(PRISTINE_STAMP) $(STAGE_LIST) $(PATCHES) $(PATCH_COPY_SRCS)
 	@$(call msg,staging patched source in $(STAGE_DIR))
-	@rm -rf $(STAGE_DIR).tmp && cp -a $(pristine_dir) $(STAGE_DIR).tmp
-	@for p in $(PATCHES); do \
+	@$(take_lock); \
+	rm -rf $(STAGE_DIR).tmp && cp -a $(pristine_dir) $(STAGE_DIR).tmp; \
+	for p in $(PATCHES); do \
 	  $(call msg,applying $$(basename $$p)); \
 	  patch -d $(STAGE_DIR).tmp -p1 --forward --batch --no-backup-if-mismatch < $$p \
 	    || { echo "*** $$p does not apply (see the .rej files in $(STAGE_DIR).tmp)" >&2; exit 1; }; \
 	done; \
 	rej=$$(find $(STAGE_DIR).tmp -name '*.rej'); \
-	if [ -n "$$rej" ]; then echo "*** rejected hunks: $$rej" >&2; exit 1; fi
-	@for c in $(PATCH_COPIES); do \
+	if [ -n "$$rej" ]; then echo "*** rejected hunks: $$rej" >&2; exit 1; fi; \
+	for c in $(PATCH_COPIES); do \
 	  src=$(PATCH_DIR)/$${c%%:*}; dst=$(STAGE_DIR).tmp/$${c#*:}; \
 	  if [ -f $$src ]; then $(call msg,copying $${c%%:*} -> $${c#*:}); mkdir -p $$(dirname $$dst); cp $$src $$dst; fi; \
-	done
-	@rm -rf $(STAGE_DIR) && mv $(STAGE_DIR).tmp $(STAGE_DIR)
+	done; \
+	rm -rf $(STAGE_DIR) && mv $(STAGE_DIR).tmp $(STAGE_DIR)
 	@touch $@
 
 # ---------------------------------------------------------------------------
