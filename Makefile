@@ -172,10 +172,9 @@ FORCE:
 # are missing (dpkg-query), running `apt-get update` only if a first install
 # fails.  Used by every *-deps target of the project.
 define apt_install
+have=" $$({ dpkg-query -W -f='$${db:Status-Abbrev}$${Package}\n' $(1) 2>/dev/null || true; } | awk '$$1 == "ii" {printf "%s ", $$2}')"; \
 missing=""; \
-for p in $(1); do \
-  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-done; \
+for p in $(1); do case "$$have" in *" $$p "*) ;; *) missing="$$missing $$p";; esac; done; \
 if [ -n "$$missing" ]; then \
   sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
   $(call msg,installing$$missing); \
