@@ -315,13 +315,16 @@ pg-run-user:
 	fi
 
 # PostgreSQL's own regression suite (temp install) on the patched tree.
+# It holds the build lock: `make check` re-enters the tree (make all, temp
+# install), so no `make postgres` may rebuild it meanwhile.
 # On the assertion-enabled tree when CASSERT=1: the lock layer's depth
 # invariant is then asserted at every lock operation of the whole suite.
 PG_CHECK_FLAVOR ?= $(if $(filter 1,$(CASSERT)),patched-cassert,patched)
 postgres-check: $(call built_stamp,$(PG_CHECK_FLAVOR)) | pg-run-user
 	@$(call msg,make check in $(call tree,$(PG_CHECK_FLAVOR))$(if $(AS_PG_USER), as $(PG_RUN_USER)))
-	@$(call give_to_pg_user,$(call tree,$(PG_CHECK_FLAVOR)))
-	@cd $(call tree,$(PG_CHECK_FLAVOR)) && touch .pg_rseq-check.start && SECONDS=0 && \
+	@$(take_lock); \
+	$(call give_to_pg_user,$(call tree,$(PG_CHECK_FLAVOR))); \
+	cd $(call tree,$(PG_CHECK_FLAVOR)) && touch .pg_rseq-check.start && SECONDS=0 && \
 	if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make check 2>&1 | tee .pg_rseq-check.log; then \
 	  $(call msg,postgres-check: $${SECONDS}s); \
 	  st=0; \
