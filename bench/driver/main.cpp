@@ -142,6 +142,24 @@ static std::map<std::string, std::string> machine_info(const Options& o) {
     return m;
 }
 
+// The busiest processes of top's last iteration: "cc1 98%, make 5%, ...".
+static std::string top_summary(const std::string& top) {
+    size_t k = top.rfind("PID USER");
+    if (k == std::string::npos) return "";
+    auto lines = split(top.substr(k), '\n');
+    std::vector<std::string> out;
+    for (size_t i = 1; i < lines.size() && out.size() < 8; i++) {
+        std::vector<std::string> f;
+        for (auto& w : split(lines[i], ' '))
+            if (!w.empty()) f.push_back(w);
+        if (f.size() < 12) continue;
+        double cpu = atof(f[8].c_str());
+        if (cpu < 5) break;
+        out.push_back(f[11] + " " + f[8] + "%");
+    }
+    return join(out, ", ");
+}
+
 // ---------------------------------------------------------------------------
 // pgbench output
 // ---------------------------------------------------------------------------
@@ -508,7 +526,7 @@ int main(int argc, char** argv) {
         check_installation(o.b);
         if (file_exists(o.out + "/rounds.csv"))
             throw Error(o.out + " already holds a run (rounds.csv); choose another --out");
-        mkdirs(o.out);
+        mkdirs(o.out + "/logs");
         set_run_user(setup_run_user(o.run_as));
         d.started_utc = utc_timestamp();
         d.machine = machine_info(o);
@@ -516,6 +534,12 @@ int main(int argc, char** argv) {
         d.git_commit = trim(head);
         d.git_dirty = !trim(capture({"git", "-C", o.repo, "status", "--porcelain", "--untracked-files=no"})).empty();
         char cwd[4096];
+        // What else runs on the machine (second top iteration = current use).
+        {
+            std::string top = capture({"top", "-b", "-n", "2", "-d", "1", "-w", "160"});
+            write_file(o.out + "/logs/top-start.txt", top);
+            d.machine["busiest_start"] = top_summary(top);
+        }
         write_file(o.out + "/command.txt",
                    std::string("cd ") + shell_quote(getcwd(cwd, sizeof cwd) ? cwd : ".") + " && " +
                        shell_join(o.argv) + "\n# started " + d.started_utc + "\n");
@@ -536,6 +560,11 @@ int main(int argc, char** argv) {
     if (!d.started_utc.empty()) {
         try {
             d.machine["loadavg_end"] = fmt("%.2f %.2f %.2f", read_loadavg().l1, read_loadavg().l5, read_loadavg().l15);
+            if (status == 0) {
+                std::string top = capture({"top", "-b", "-n", "2", "-d", "1", "-w", "160"});
+                write_file(o.out + "/logs/top-end.txt", top);
+                d.machine["busiest_end"] = top_summary(top);
+            }
             runner.write_outputs(status == 0 || !d.rounds.empty());
             if (status == 0 && !o.keep_work)
                 remove_tree(o.work);

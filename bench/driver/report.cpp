@@ -371,6 +371,11 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
             m << "| during rounds (mean) | 1-min load " << fmt("%.2f", lsum / n) << ", CPU busy " << fmt("%.0f", bsum / n)
               << "% (whole machine, /proc/stat) |\n";
     }
+    if (d.machine.count("busiest_start"))
+        m << "| busiest processes at start (top, %CPU of one CPU) | " << mget("busiest_start") << " |\n";
+    if (d.machine.count("busiest_end"))
+        m << "| busiest processes at end | " << mget("busiest_end") << " |\n";
+    m << "\nOther work on the machine: `logs/top-start.txt` and `logs/top-end.txt` (top, at the start and the end).\n";
     m << "\nThe load average and CPU use before and after every round are in `rounds.csv`"
          " (`load1_before`, `load1_after`, `cpu_busy_pct`): other work on the machine shows there.\n\n";
 
