@@ -492,12 +492,23 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
           << p1000(c.s[1], "descheduled_while_holding") << " | " << p1000(c.s[0], "grants") << "; "
           << p1000(c.s[1], "grants") << " |\n";
     }
-    m << "\n## Latency\n\n| workload | clients | A latency avg (sd) ms | B latency avg (sd) ms | A failed | B failed |\n"
-         "| --- | ---: | ---: | ---: | ---: | ---: |\n";
-    for (auto& c : sums)
+    m << "\n## Latency and machine load\n\nLoad: mean of the 1-minute load average before and after each measured "
+         "round of the side (the machine's other work shows here; pgbench's own clients add about one per CPU).\n\n"
+         "| workload | clients | A latency avg (sd) ms | B latency avg (sd) ms | A failed | B failed | A load | B load |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    for (auto& c : sums) {
+        double load[2] = {0, 0};
+        int n[2] = {0, 0};
+        for (auto& r : d.rounds)
+            if (r.config == c.cfg.index && !r.warmup) {
+                load[r.side - 'A'] += (r.load_before.l1 + r.load_after.l1) / 2;
+                n[r.side - 'A']++;
+            }
         m << "| " << c.cfg.workload << " | " << c.cfg.clients << " | " << num(c.s[0].lat_avg, "%.3f") << " ("
           << num(c.s[0].lat_sd, "%.3f") << ") | " << num(c.s[1].lat_avg, "%.3f") << " (" << num(c.s[1].lat_sd, "%.3f")
-          << ") | " << c.s[0].failed << " | " << c.s[1].failed << " |\n";
+          << ") | " << c.s[0].failed << " | " << c.s[1].failed << " | " << num(n[0] ? load[0] / n[0] : NAN, "%.2f")
+          << " | " << num(n[1] ? load[1] / n[1] : NAN, "%.2f") << " |\n";
+    }
 
     bool any_counters = false;
     for (auto& c : sums)
