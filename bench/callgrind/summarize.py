@@ -44,7 +44,10 @@ import sys
 # Out-of-line functions whose call counts and per-call cost we report.
 LW_ACQUIRE = ['LWLockAcquire', 'LWLockConditionalAcquire', 'LWLockAcquireOrWait']
 LW_RELEASE = ['LWLockRelease', 'LWLockReleaseDisowned']
+# The lock layer's one-time set-up (called once per process).
+SETUP_FUNCS = ['PgRseqShmemInit', 'PgRseqInitChild', 'PgRseqAttachBackend']
 FUNCS = LW_ACQUIRE + LW_RELEASE + [
+    'LWLockLeaveSection', 'UnlockBufHdr', 'GetRedoRecPtr', 'ConditionVariableBroadcast',
     'LWLockDisown', 'LWLockReleaseAll', 'LWLockWaitListLock', 'LWLockWakeup',
     'LWLockWaitForVar', 'LWLockUpdateVar',
     'LockBufHdr', 'WaitBufHdrUnlocked', 's_lock', 'PgRseqNoteEvents',
@@ -84,16 +87,21 @@ METHOD = """\
   the whole process: start-up, workload, shutdown checkpoint. Calls and
   inclusive Ir per function come from the call arcs in the callgrind.out
   files (`calls=` lines and the cost line after each). Inlined code belongs to
-  its caller, so the spinlock sections (`SpinLockAcquire`/`Release` are
-  macros) and `UnlockBufHdr` (static inline) have no call counts; the number
-  of sections of each kind comes from the lock layer's own counters in a
-  native run of the same workload (patched, mode measure) under gdb.
+  its caller, so spinlock sections (`SpinLockAcquire`/`Release` are macros)
+  have no call counts, nor has `UnlockBufHdr` in stock (static inline; the
+  patched binary calls it out of line). The number of sections of each kind
+  comes from the lock layer's own counters in a native run of the same
+  workload (patched, mode measure) under gdb, stopped at
+  `PgRseqDetachBackend` (process exit).
 - **Extra instructions per LWLock pair** = (Ir(config) - Ir(stock)) / calls
   of `LWLockRelease` (+ `LWLockReleaseDisowned`): every lock release is one
   acquire+release pair (single backend: conditional acquires practically
-  never fail). This charges all of the patch's cost to LWLock pairs; the
-  per-call table isolates the LWLock functions themselves, and the residual
-  estimate spreads the rest over the other sections."""
+  never fail). This charges all of the patch's cost to LWLock pairs. The
+  per-call tables isolate the LWLock functions, `LockBufHdr`/`UnlockBufHdr`
+  and functions that take exactly one spinlock section per call; the
+  decomposition splits the total extra Ir into one-time set-up, LWLock
+  pairs, buffer header sections and a remainder per spinlock/wait-list
+  section."""
 
 COST_RE = re.compile(r'^[0-9+\-*]')
 NAME_RE = re.compile(r'^\((\d+)\)(?: (.*))?$')
@@ -322,6 +330,7 @@ def main():
         for k, v in meta.items():
             L.append('| %s | %s |' % (k, v.replace('|', '\\|')))
         L.append('')
+    summary_at = len(L)
     L.append('## Method')
     L.append('')
     L.append(METHOD)
@@ -429,75 +438,137 @@ def main():
         L.append('| LWLockAcquire + LWLockRelease (one pair) | %s |' % ' | '.join(cells))
     L.append('')
 
-    # residual: extra Ir not explained by LWLock pairs, per non-LWLock section
-    if counters and s.ncalls('LWLockAcquire') and s.ncalls('LWLockRelease'):
-        nonlw = kinds['spinlock'] + kinds['bufhdr'] + kinds['waitlist']
-        L.append('### Other sections (spinlock, buffer header, wait list): residual estimate')
+    # ---- decomposition of the extra instructions
+    def lw_extra(p):
+        """extra Ir of all LWLock acquire/release calls, from per-call inclusive costs"""
+        tot = 0.0
+        for fn in LW_ACQUIRE + ['LWLockRelease']:
+            sp = per(s.incl(fn), s.ncalls(fn))
+            pp = per(p.incl(fn), p.ncalls(fn))
+            if sp is not None and pp is not None:
+                tot += p.ncalls(fn) * (pp - sp)
+        return tot
+
+    def bufhdr_unit(p):
+        """Ir per buffer header section: LockBufHdr + UnlockBufHdr per call
+        (UnlockBufHdr is inline in stock: 0 here)"""
+        n = p.ncalls('LockBufHdr')
+        if not n:
+            return None
+        return per(p.incl('LockBufHdr') + p.incl('UnlockBufHdr'), n)
+
+    def setup_extra(p):
+        return sum(p.incl(fn) for fn in SETUP_FUNCS)
+
+    if counters:
+        L.append('## Decomposition of the extra instructions')
         L.append('')
-        L.append('extra Ir - (LWLock pairs x extra Ir per LWLockAcquire+LWLockRelease pair), divided by the '
-                 'spinlock + buffer header + wait-list sections counted natively (%s). An estimate: it '
-                 'also absorbs code-layout differences elsewhere in the binary.' % fmt_int(nonlw))
+        L.append('Extra Ir of each configuration split into: the lock layer\'s one-time set-up (%s, inclusive; '
+                 'mostly zeroing its shared-memory counters); the LWLock functions (for each of %s: calls x '
+                 '(inclusive Ir per call - stock\'s)); buffer header sections (`LockBufHdr` calls x (inclusive '
+                 'Ir per call of `LockBufHdr` + `UnlockBufHdr` - stock\'s `LockBufHdr`), `UnlockBufHdr` being '
+                 'out of line in the patched binary and inline in stock, where it is about 2 instructions); '
+                 'and the remainder, divided by the spinlock + wait-list sections counted natively. The '
+                 'remainder also absorbs code-layout changes anywhere else, so its per-section figure is '
+                 'an estimate.' % (', '.join('`%s`' % f for f in SETUP_FUNCS),
+                                   ', '.join('`%s`' % f for f in LW_ACQUIRE + ['LWLockRelease'])))
         L.append('')
-        L.append('| configuration | extra Ir per LWLock pair (per-call) | LWLock pairs | residual extra Ir | '
-                 'residual per other section |')
-        L.append('| --- | ---: | ---: | ---: | ---: |')
-        spair = per(s.incl('LWLockAcquire'), s.ncalls('LWLockAcquire')) + per(s.incl('LWLockRelease'), s.ncalls('LWLockRelease'))
+        L.append('| part | units | ' + ' | '.join('%s: extra Ir | %s: per unit' % (n, n) for n in others) + ' |')
+        L.append('| --- | ---: |' + ' ---: | ---: |' * len(others))
+        parts = []
+        sb = bufhdr_unit(s)
         for n in others:
             p = first(n)
-            if not (p.ncalls('LWLockAcquire') and p.ncalls('LWLockRelease')):
-                continue
-            ppair = per(p.incl('LWLockAcquire'), p.ncalls('LWLockAcquire')) + per(p.incl('LWLockRelease'), p.ncalls('LWLockRelease'))
+            d = total(n) - base
+            su = setup_extra(p)
+            lw = lw_extra(p)
             pairs = p.ncalls('LWLockRelease') + p.ncalls('LWLockReleaseDisowned')
-            resid = (total(n) - base) - pairs * (ppair - spair)
-            L.append('| %s | %s | %s | %s | %s |' % (n, fmt_f(ppair - spair), fmt_int(pairs), fmt_int(resid),
-                                                  fmt_f(per(resid, nonlw))))
+            pb = bufhdr_unit(p)
+            bh = (pb - sb) * p.ncalls('LockBufHdr') if (pb is not None and sb is not None) else 0.0
+            rest = d - su - lw - bh
+            parts.append((d, su, lw, pairs, bh, p.ncalls('LockBufHdr'), rest))
+        spin_n = kinds['spinlock'] + kinds['waitlist']
+
+        def row(label, units, vals):
+            L.append('| %s | %s | %s |' % (label, units, ' | '.join(
+                '%s | %s' % (fmt_int(v), fmt_f(per(v, u)) if u else '-') for v, u in vals)))
+        row('one-time set-up', '1', [(x[1], None) for x in parts])
+        row('LWLock acquire+release pairs', fmt_int(parts[0][3]), [(x[2], x[3]) for x in parts])
+        row('buffer header sections', fmt_int(parts[0][5]), [(x[4], x[5]) for x in parts])
+        row('spinlock + wait-list sections (remainder)', fmt_int(spin_n), [(x[6], spin_n) for x in parts])
+        row('**total extra**', '', [(x[0], None) for x in parts])
         L.append('')
 
-    # spinlock / buffer header sections attributed in functions that take them
-    attrib = []
-
-    def unit_xlog(p):
-        return p.selfc('XLogInsertRecord'), p.ncalls('XLogInsertRecord')
-
-    def unit_lockbufhdr(p):
-        return p.incl('LockBufHdr'), p.ncalls('LockBufHdr')
-
-    def unit_sweep(p):
-        return p.selfc('StrategyGetBuffer'), p.arc('StrategyGetBuffer', 'LockBufHdr')
-
-    attrib.append(('spinlock section (insertpos_lck; info_lck at WAL page crossings)',
-                   'XLogInsertRecord self Ir per call', unit_xlog))
-    attrib.append(('buffer header section, enter side',
-                   'LockBufHdr inclusive Ir per call', unit_lockbufhdr))
-    attrib.append(('buffer header section, leave side (inline UnlockBufHdr) + sweep step',
-                   'StrategyGetBuffer self Ir per LockBufHdr call it makes', unit_sweep))
-    L.append('### Spinlock and buffer header sections, attributed where they are taken')
+    # ---- spinlock sections attributed in functions that take exactly one
+    attrib = [
+        ('GetRedoRecPtr', 'one `info_lck` section per call, nothing else'),
+        ('ConditionVariableBroadcast', 'one `cv->mutex` section per call (no waiters here)'),
+        ('XLogInsertRecord', 'one `insertpos_lck` section per call (+ `info_lck` when a record crosses a '
+                             'WAL page); its LWLocks are out of line'),
+    ]
+    L.append('### Spinlock sections, attributed in functions that take one per call')
     L.append('')
-    L.append('Spinlock sections are inline macros: their cost is part of the caller\'s self Ir. '
-             '`XLogInsertRecord` takes one spinlock section per call (`insertpos_lck` in the inlined '
-             '`ReserveXLogInsertLocation`) plus `info_lck` when a record crosses a WAL page; its LWLock '
-             '(WAL insertion lock) is out of line and not part of its self Ir. A buffer header section '
-             'is `LockBufHdr` (out of line, enter side) + `UnlockBufHdr` (inline, leave side); the clock '
-             'sweep in `StrategyGetBuffer` locks and unlocks one buffer header per step. Differences in '
-             'these per-unit figures are the section costs plus any register-allocation change in the '
-             'same function.')
+    L.append('`SpinLockAcquire`/`SpinLockRelease` are macros, inline in their callers: the extra self Ir per '
+             'call of a function that takes one spinlock section per call is the cost of a section there '
+             '(plus any register-allocation change in that function).')
     L.append('')
-    L.append('| section | measured as | stock | ' + ' | '.join(others) + ' | ' +
+    L.append('| function | sections per call | calls | stock self/call | ' +
              ' | '.join('extra (%s)' % n for n in others) + ' |')
-    L.append('| --- | --- | ---: |' + ' ---: |' * (2 * len(others)))
-    for what, how, fnu in attrib:
-        ir, n = fnu(s)
-        sv = per(ir, n)
-        if sv is None:
+    L.append('| --- | --- | ---: | ---: |' + ' ---: |' * len(others))
+    for fn, what in attrib:
+        n0 = s.ncalls(fn)
+        if not n0:
             continue
-        vals = []
-        for n2 in others:
-            ir2, c2 = fnu(first(n2))
-            vals.append(per(ir2, c2))
-        L.append('| %s | %s | %s | %s | %s |' % (
-            what, how, fmt_f(sv), ' | '.join(fmt_f(v) for v in vals),
-            ' | '.join(fmt_f(v - sv) if v is not None else 'n/a' for v in vals)))
+        sv = per(s.selfc(fn), n0)
+        cells = []
+        for n in others:
+            p = first(n)
+            pv = per(p.selfc(fn), p.ncalls(fn))
+            cells.append(fmt_f(pv - sv) if pv is not None else 'n/a')
+        L.append('| %s | %s | %s | %s | %s |' % (fn, what, fmt_int(n0), fmt_f(sv), ' | '.join(cells)))
     L.append('')
+    sb = bufhdr_unit(s)
+    if sb is not None:
+        L.append('### Buffer header sections')
+        L.append('')
+        L.append('| | stock | ' + ' | '.join(others) + ' |')
+        L.append('| --- | ---: |' + ' ---: |' * len(others))
+        L.append('| LockBufHdr calls | %s | %s |' % (fmt_int(s.ncalls('LockBufHdr')), ' | '.join(
+            fmt_int(first(n).ncalls('LockBufHdr')) for n in others)))
+        L.append('| UnlockBufHdr calls (0: inline) | %s | %s |' % (fmt_int(s.ncalls('UnlockBufHdr')), ' | '.join(
+            fmt_int(first(n).ncalls('UnlockBufHdr')) for n in others)))
+        L.append('| LockBufHdr inclusive Ir per call | %s | %s |' % (
+            fmt_f(per(s.incl('LockBufHdr'), s.ncalls('LockBufHdr'))), ' | '.join(
+                fmt_f(per(first(n).incl('LockBufHdr'), first(n).ncalls('LockBufHdr'))) for n in others)))
+        L.append('| UnlockBufHdr inclusive Ir per call | %s | %s |' % (
+            fmt_f(per(s.incl('UnlockBufHdr'), s.ncalls('UnlockBufHdr'))), ' | '.join(
+                fmt_f(per(first(n).incl('UnlockBufHdr'), first(n).ncalls('UnlockBufHdr'))) for n in others)))
+        L.append('| extra Ir per section (Lock + Unlock per LockBufHdr call - stock) | - | %s |' % ' | '.join(
+            fmt_f(bufhdr_unit(first(n)) - sb) if bufhdr_unit(first(n)) is not None else 'n/a' for n in others))
+        L.append('')
+
+    # functions that are out of line only in the patched binary
+    newf = []
+    for n in others:
+        for fn, c in first(n).calls.items():
+            if (c >= 1000 and s.ncalls(fn) == 0 and fn not in newf
+                    and not fn.startswith('0x')):
+                newf.append(fn)
+    if newf:
+        L.append('### Functions called only in the patched binary')
+        L.append('')
+        L.append('Out-of-line functions with at least 1000 calls in a patched configuration and none in '
+                 'stock (one-time set-up functions are in the decomposition above): `static inline` helpers that the compiler no longer inlines '
+                 'once the section code is added to them (each such call adds call/return and argument '
+                 'set-up to the section\'s cost).')
+        L.append('')
+        L.append('| function | ' + ' | '.join('%s calls | %s incl/call' % (n, n) for n in others) + ' |')
+        L.append('| --- |' + ' ---: | ---: |' * len(others))
+        for fn in sorted(newf, key=lambda f: -max(first(n).ncalls(f) for n in others)):
+            L.append('| %s | %s |' % (fn, ' | '.join('%s | %s' % (
+                fmt_int(first(n).ncalls(fn)), fmt_f(per(first(n).incl(fn), first(n).ncalls(fn))))
+                for n in others)))
+        L.append('')
 
     L.append('## Where the extra instructions are')
     L.append('')
@@ -518,6 +589,41 @@ def main():
         L.append(a.command)
         L.append('```')
         L.append('')
+    # ---- summary at the top
+    S = ['## Summary', '']
+    S.append('Fixed single-backend workload, %s LWLock acquire+release pairs, %s buffer header sections%s. '
+             'Extra instructions over stock:' % (
+                 fmt_int(s.ncalls('LWLockRelease')), fmt_int(s.ncalls('LockBufHdr')),
+                 (', %s spinlock and %s wait-list sections (lock layer counters)' % (
+                     fmt_int(kinds['spinlock']), fmt_int(kinds['waitlist']))) if counters else ''))
+    S.append('')
+    S.append('| | ' + ' | '.join(others) + ' |')
+    S.append('| --- |' + ' ---: |' * len(others))
+    S.append('| Ir ratio patched / stock | %s |' % ' | '.join('%.4f' % (total(n) / base) for n in others))
+    S.append('| extra Ir per LWLock pair (all extra Ir / LWLockRelease calls) | %s |' % ' | '.join(
+        fmt_f(per(total(n) - base, first(n).ncalls('LWLockRelease'))) for n in others))
+    if counters:
+        S.append('| extra Ir per section of any kind (all extra Ir / all sections) | %s |' % ' | '.join(
+            fmt_f(per(total(n) - base, sections)) for n in others))
+    if s.ncalls('LWLockAcquire') and s.ncalls('LWLockRelease'):
+        def pair(p):
+            return per(p.incl('LWLockAcquire'), p.ncalls('LWLockAcquire')) + \
+                per(p.incl('LWLockRelease'), p.ncalls('LWLockRelease'))
+        S.append('| LWLockAcquire + LWLockRelease, inclusive Ir per call: extra | %s |' % ' | '.join(
+            fmt_f(pair(first(n)) - pair(s)) for n in others))
+    if bufhdr_unit(s) is not None:
+        S.append('| buffer header section (LockBufHdr + UnlockBufHdr per call): extra | %s |' % ' | '.join(
+            fmt_f(bufhdr_unit(first(n)) - bufhdr_unit(s)) for n in others))
+    if s.ncalls('GetRedoRecPtr'):
+        sv = per(s.selfc('GetRedoRecPtr'), s.ncalls('GetRedoRecPtr'))
+        S.append('| spinlock section (GetRedoRecPtr: exactly one per call): extra | %s |' % ' | '.join(
+            fmt_f(per(first(n).selfc('GetRedoRecPtr'), first(n).ncalls('GetRedoRecPtr')) - sv) for n in others))
+    if counters:
+        S.append('| spinlock + wait-list section, remainder estimate (see decomposition) | %s |' % ' | '.join(
+            fmt_f(x[6] / spin_n) if spin_n else 'n/a' for x in parts))
+    S.append('')
+    L[summary_at:summary_at] = S
+
     with open(os.path.join(a.out, 'report.md'), 'w') as f:
         f.write('\n'.join(L))
 
