@@ -285,20 +285,22 @@ probe_fill(rseq_slice_probe *p)
 
 	if (p->slice != RSEQ_SLICE_EXT_DISABLED)
 	{
+		/* GET changes nothing; its errno says why a kernel lacks it */
+		int			get_errno;
+
+		r = prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_GET, 0, 0, 0);
+		get_errno = r < 0 ? errno : 0;
+		if (r < 0 && p->slice_errno == 0)
+			p->slice_errno = get_errno;
 		if (p->feature_size < RSEQ_SLICE_FEATURE_SIZE_SLICE)
 			p->slice = RSEQ_SLICE_EXT_UNAVAILABLE;
 		else if (p->area != NULL &&
 				 (p->area->flags & RSEQ_SLICE_CPU_FLAG_ENABLED))
 			p->slice = RSEQ_SLICE_EXT_ENABLED;
-		else if ((r = prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_GET,
-							0, 0, 0)) == 1)
+		else if (r == 1)
 			p->slice = RSEQ_SLICE_EXT_ENABLED;
-		else if (r < 0 && errno == EINVAL)
-		{
+		else if (r < 0 && get_errno == EINVAL)
 			p->slice = RSEQ_SLICE_EXT_UNAVAILABLE;
-			if (p->slice_errno == 0)
-				p->slice_errno = EINVAL;
-		}
 		else
 			p->slice = RSEQ_SLICE_EXT_AVAILABLE;
 	}
