@@ -44,6 +44,21 @@ def main(paths):
         sd = st.stdev(tps) if len(tps) > 1 else float("nan")
         ratio = st.mean(tps) / off_mean[tag] if tag in off_mean else float("nan")
         print(f"| {tag} | {phase} | {mode} | {nsec} | {len(rs)} | {st.mean(tps):.0f} | {sd:.0f} | {ratio:.3f} | {x:.0f} | {1000 * d / x if x else float('nan'):.2f} |")
+    # paired ratios: each mode against 'off' of the same tag, phase and round
+    print()
+    print("Paired tps ratios (mode / off of the same round; interleaved runs):")
+    print()
+    print("| tag | phase | round | " + " | ".join(f"{m} tps" for m in ("off", "measure", "auto")) + " | measure/off | auto/off | auto/measure |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    rounds = OrderedDict()
+    for r in rows:
+        if r["mode"] in ("off", "measure", "auto"):
+            rounds.setdefault((r["tag"], r["phase"], r["round"], r["slice_ext_nsec"]), {})[r["mode"]] = num(r["tps"])
+    for (tag, phase, rnd, nsec), d in rounds.items():
+        if "off" not in d:
+            continue
+        g = lambda m: d.get(m, float("nan"))
+        print(f"| {tag} | {phase} | {rnd} | {g('off'):.1f} | {g('measure'):.1f} | {g('auto'):.1f} | {g('measure') / g('off'):.3f} | {g('auto') / g('off'):.3f} | {g('auto') / g('measure'):.3f} |")
     print()
     print("Counters summed over the runs of each group (pg_rseq = pg_stat_rseq_totals difference; kernel = debugfs rseq/stats difference):")
     print()
