@@ -103,17 +103,7 @@ CALLGRIND_DEPS ?= valgrind gdb python3 gcc
 .PHONY: callgrind callgrind-deps
 
 callgrind-deps:
-	@missing=""; \
-	for p in $(CALLGRIND_DEPS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $(call msg,installing$$missing); \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$sudo apt-get install -y -q --no-install-recommends $$missing \
-	  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
-	fi
+	@$(call apt_install,$(CALLGRIND_DEPS))
 
 callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) callgrind-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/callgrind/run \
