@@ -1,0 +1,18 @@
+set terminal pngcairo size 1260,400 font 'sans,9'
+set output 'tps-hot-lwlock.png'
+set datafile missing 'NaN'
+set multiplot layout 1,3 title "hot-lwlock: tps per round (round 0 = warm-up, discarded)"
+set xlabel 'round'
+set ylabel 'tps'
+set grid
+set key bottom right
+set xrange [-0.5:5.5]
+set xtics 1
+set yrange [0:*]
+set title 'clients = 2'
+plot 'tps-hot-lwlock.dat' index 0 using 1:2 with linespoints pt 7 title "A stock", '' index 0 using 1:3 with linespoints pt 5 title "B patched:auto"
+set title 'clients = 32'
+plot 'tps-hot-lwlock.dat' index 1 using 1:2 with linespoints pt 7 title "A stock", '' index 1 using 1:3 with linespoints pt 5 title "B patched:auto"
+set title 'clients = 100'
+plot 'tps-hot-lwlock.dat' index 2 using 1:2 with linespoints pt 7 title "A stock", '' index 2 using 1:3 with linespoints pt 5 title "B patched:auto"
+unset multiplot
