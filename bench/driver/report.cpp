@@ -78,6 +78,7 @@ struct ConfigSummary {
     SideSummary s[2];
     Welch w;
     Ratio ratio;
+    Paired paired;
     bool complete = false;
 };
 
@@ -118,6 +119,18 @@ static std::vector<ConfigSummary> summaries(const RunData& d) {
         c.s[1] = side_summary(d, cfg, 'B');
         c.w = welch(c.s[0].tps, c.s[1].tps);
         c.ratio = fieller_ratio(c.s[0].tps, c.s[1].tps);
+        // Pairs: measured round i of A and round i of B ran back to back.
+        std::vector<double> pa, pb;
+        for (int rep = 1; rep <= d.opt.rounds; rep++) {
+            double ta = NAN, tb = NAN;
+            for (auto& r : d.rounds)
+                if (r.config == cfg.index && r.rep == rep) (r.side == 'A' ? ta : tb) = r.tps;
+            if (std::isfinite(ta) && std::isfinite(tb)) {
+                pa.push_back(ta);
+                pb.push_back(tb);
+            }
+        }
+        c.paired = paired_log_ratio(pa, pb);
         c.complete = c.s[0].tps.n == d.opt.rounds && c.s[1].tps.n == d.opt.rounds;
         out.push_back(c);
     }
@@ -226,7 +239,10 @@ void write_json(const std::string& path, const RunData& d) {
           << ",\n     \"ratio_b_over_a\": {\"ratio\": " << jnum(c.ratio.r, "%.5f") << ", \"ci95\": ["
           << jnum(c.ratio.lo, "%.5f") << ", " << jnum(c.ratio.hi, "%.5f")
           << "], \"method\": \"Fieller, Welch-Satterthwaite df\", \"df\": " << jnum(c.ratio.df, "%.2f")
-          << ", \"bounded\": " << (c.ratio.bounded ? "true" : "false") << "}, \"welch\": {\"t\": " << jnum(c.w.t, "%.4f")
+          << ", \"bounded\": " << (c.ratio.bounded ? "true" : "false") << "}, \"paired_b_over_a\": {\"n\": " << c.paired.n
+          << ", \"ratio\": " << jnum(c.paired.ratio, "%.5f") << ", \"ci95\": [" << jnum(c.paired.lo, "%.5f") << ", "
+          << jnum(c.paired.hi, "%.5f") << "], \"p\": " << jnum(c.paired.p, "%.4g")
+          << ", \"method\": \"geometric mean of B_i/A_i, t interval on log ratios\"}, \"welch\": {\"t\": " << jnum(c.w.t, "%.4f")
           << ", \"df\": " << jnum(c.w.df, "%.2f") << ", \"p\": " << jnum(c.w.p, "%.4g") << "}}";
     }
     j << "\n  ],\n  \"rounds\": [";
@@ -447,6 +463,9 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
          "quantile with the Welch-Satterthwaite degrees of freedom of mean(B) - R mean(A)). Welch's t-test gives the "
          "two-sided p-value of mean(B) - mean(A). With few rounds these are wide; with many configurations some "
          "p < 0.05 are expected by chance (no multiple-comparison correction).\n"
+         "- Paired: round i of A and round i of B ran back to back and share the machine's background load; the "
+         "paired ratio is the geometric mean of B_i/A_i with a t interval (n-1 df) on the log ratios, and its p-value "
+         "that of a one-sample t-test of the log ratios. On a shared machine it is the sharper of the two.\n"
          "- Lock layer counters (patched sides): `pg_stat_rseq_reset()` before each round, then after pgbench has exited "
          "one query on the driver's own connection (idle during the round) reads `pg_stat_rseq_totals` and "
          "`pg_stat_rseq_tranche`. They include pgbench's connection set-up and tear-down. Per 1000 transactions = sum "
@@ -472,13 +491,21 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
                 which.push_back(c.cfg.workload + fmt(" c=%d (B/A %.3f)", c.cfg.clients, c.ratio.r));
             }
         }
+        int psig = 0;
+        std::vector<std::string> pwhich;
+        for (auto& c : sums)
+            if (std::isfinite(c.paired.p) && c.paired.p < 0.05) {
+                psig++;
+                pwhich.push_back(c.cfg.workload + fmt(" c=%d (%.3f)", c.cfg.clients, c.paired.ratio));
+            }
         m << "In " << sig << " of " << n << " configurations the difference of mean tps is significant at 5% "
-          << "(Welch)" << (which.empty() ? "" : ": " + join(which, ", ")) << ". Deschedules and grants: lock "
+          << "(Welch)" << (which.empty() ? "" : ": " + join(which, ", ")) << "; paired by round, in " << psig
+          << (pwhich.empty() ? "" : ": " + join(pwhich, ", ")) << ". Deschedules and grants: lock "
           << "layer counters per 1000 transactions (patched sides; `-` on stock).\n\n";
     }
     m << "| workload | clients | A tps mean +- sd | A 95% CI | B tps mean +- sd | B 95% CI | B/A [95% CI] | Welch p | "
-         "reading | deschedules /1000 A; B | grants /1000 A; B |\n"
-         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n";
+         "reading | paired B/A [95% CI] | paired p | deschedules /1000 A; B | grants /1000 A; B |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n";
     auto p1000 = [](const SideSummary& s, const char* k) {
         return s.counters ? num(s.per1000(k), "%.2f") : std::string("-");
     };
@@ -488,7 +515,10 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
             m << " | " << num(c.s[s].tps.mean) << " +- " << num(c.s[s].tps.sd) << " | [" << num(c.s[s].tps.ci_lo)
               << ", " << num(c.s[s].tps.ci_hi) << "]";
         m << " | " << ratio_str(c.ratio) << " | " << pval(c.w.p) << " | " << verdict(c)
-          << (c.complete ? "" : " (incomplete)") << " | " << p1000(c.s[0], "descheduled_while_holding") << "; "
+          << (c.complete ? "" : " (incomplete)") << " | "
+          << (std::isfinite(c.paired.lo) ? fmt("%.3f [%.3f, %.3f]", c.paired.ratio, c.paired.lo, c.paired.hi)
+                                         : num(c.paired.ratio, "%.3f"))
+          << " | " << pval(c.paired.p) << " | " << p1000(c.s[0], "descheduled_while_holding") << "; "
           << p1000(c.s[1], "descheduled_while_holding") << " | " << p1000(c.s[0], "grants") << "; "
           << p1000(c.s[1], "grants") << " |\n";
     }
@@ -536,8 +566,8 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
             }
         m << "\n(The spinlock, buffer header, LWLock and wait list columns count sections per lock kind per "
              "transaction, nested ones included; sections counts outermost sections only. max depth is the deepest "
-             "nesting seen, in locks; the lock layer does not reset it with pg_stat_rseq_reset(), so it covers the "
-             "backends' whole lives, not only the round.)\n\n";
+             "nesting in the round, in locks (16: a process took all 16 lock manager partition locks, as the standby "
+             "snapshot of the background writer does every 15 s).)\n\n";
 
         m << "### Deschedules per tranche\n\nTop tranches by `descheduled_while_holding`, measured rounds of all client "
              "counts of the workload.\n\n| workload | side | tranche | kind | acquisitions/xact | deschedules | "
@@ -660,22 +690,26 @@ std::vector<std::string> make_plots(const std::string& outdir, const RunData& d,
     {
         auto sums = summaries(d);
         std::ostringstream dat;
-        dat << "# i label ratio lo hi\n";
+        dat << "# i label ratio lo hi paired plo phi\n";
         int i = 0;
         for (auto& c : sums) {
             if (!std::isfinite(c.ratio.r)) continue;
             double lo = c.ratio.bounded ? c.ratio.lo : c.ratio.r, hi = c.ratio.bounded ? c.ratio.hi : c.ratio.r;
+            double pr = c.paired.ratio, plo = std::isfinite(c.paired.lo) ? c.paired.lo : pr,
+                   phi = std::isfinite(c.paired.hi) ? c.paired.hi : pr;
             dat << i++ << " \"" << c.cfg.workload << " c=" << c.cfg.clients << "\" " << fmt("%.5f %.5f %.5f", c.ratio.r, lo, hi)
-                << "\n";
+                << " " << fmt("%.5f %.5f %.5f", pr, plo, phi) << "\n";
         }
         if (i > 0) {
             write_file(pdir + "/ratio.dat", dat.str());
             std::ostringstream g;
             g << "set terminal pngcairo size " << std::max(640, 90 * i + 200) << ",420 font 'sans,9'\n"
-              << "set output 'ratio.png'\nset title " << gp_quote("tps ratio B/A (" + o.b.label() + " / " + o.a.label() + "), 95% Fieller interval") << "\n"
+              << "set output 'ratio.png'\nset title " << gp_quote("tps ratio B/A (" + o.b.label() + " / " + o.a.label() + "), 95% intervals") << "\n"
               << "set ylabel 'B/A'\nset grid ytics\nset xrange [-0.5:" << i - 0.5 << "]\nset xtics rotate by -30\n"
               << "set arrow from -0.5,1 to " << i - 0.5 << ",1 nohead dt 2\n"
-              << "plot 'ratio.dat' using 1:3:4:5:xtic(2) with yerrorbars pt 7 notitle\n";
+              << "set key top left\n"
+              << "plot 'ratio.dat' using ($1-0.1):3:4:5:xtic(2) with yerrorbars pt 7 title 'ratio of means, Fieller', "
+                 "'' using ($1+0.1):6:7:8 with yerrorbars pt 5 title 'paired by round (geometric mean)'\n";
             run_gp("ratio", g.str());
         }
     }

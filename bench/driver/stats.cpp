@@ -80,6 +80,29 @@ Ratio fieller_ratio(const Summary& a, const Summary& b, double level) {
     return r;
 }
 
+Paired paired_log_ratio(const std::vector<double>& a, const std::vector<double>& b, double level) {
+    Paired r;
+    r.ratio = r.lo = r.hi = r.p = NaN;
+    std::vector<double> lr;
+    for (size_t i = 0; i < a.size() && i < b.size(); i++)
+        if (a[i] > 0 && b[i] > 0) lr.push_back(std::log(b[i] / a[i]));
+    r.n = static_cast<int>(lr.size());
+    if (r.n == 0) return r;
+    Summary s = summarize(lr, level);
+    r.ratio = std::exp(s.mean);
+    if (r.n < 2) return r;
+    r.lo = std::exp(s.ci_lo);
+    r.hi = std::exp(s.ci_hi);
+    if (s.sd > 0) {
+        double t = s.mean / (s.sd / std::sqrt(static_cast<double>(r.n)));
+        boost::math::students_t dist(r.n - 1);
+        r.p = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
+    } else {
+        r.p = s.mean == 0 ? 1.0 : 0.0;
+    }
+    return r;
+}
+
 static int check(const char* what, double got, double want, double tol) {
     bool ok = std::fabs(got - want) <= tol * std::max(1.0, std::fabs(want));
     printf("  %-48s got %.6g want %.6g %s\n", what, got, want, ok ? "ok" : "FAILED");
@@ -133,7 +156,18 @@ int stats_self_test() {
     Ratio hr = fieller_ratio(ha, gb);
     printf("  %-48s %s\n", "Fieller unbounded when denominator ~ 0", !hr.bounded ? "ok" : "FAILED");
     bad += hr.bounded ? 1 : 0;
-    printf("statistics self-test: %d passed, %d failed\n", 16 - bad, bad);
+    // Paired log ratios: B = 1.1 A exactly -> ratio 1.1, zero-width interval.
+    Paired p1 = paired_log_ratio({100, 200, 300}, {110, 220, 330});
+    bad += check("paired ratio, exact 1.1", p1.ratio, 1.1, 1e-12);
+    bad += check("paired CI width, exact", p1.hi - p1.lo, 0, 1e-12);
+    // Reference (log ratios 0.1, 0.2, 0.0: mean 0.1, sd 0.1, n 3):
+    // ratio exp(0.1) = 1.1051709, upper exp(0.1 + 4.3026527*0.1/sqrt(3)),
+    // t = 1.7320508 with 2 df -> p = 0.2254033.
+    Paired p2 = paired_log_ratio({1, 1, 1}, {std::exp(0.1), std::exp(0.2), 1});
+    bad += check("paired ratio", p2.ratio, 1.1051709, 1e-7);
+    bad += check("paired CI upper", p2.hi, std::exp(0.1 + 4.3026527 * 0.1 / std::sqrt(3.0)), 1e-6);
+    bad += check("paired p", p2.p, 0.2254033, 1e-6);
+    printf("statistics self-test: %d passed, %d failed\n", 21 - bad, bad);
     return bad;
 }
 

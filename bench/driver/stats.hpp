@@ -35,6 +35,17 @@ struct Ratio {
 };
 Ratio fieller_ratio(const Summary& a, const Summary& b, double level = 0.95);
 
+// Paired comparison of rounds that ran back to back (A_i then B_i): the
+// geometric mean of B_i/A_i with a t interval on the log ratios, and the
+// two-sided p-value of a one-sample t-test of mean(log(B_i/A_i)) = 0.
+// It removes the background drift that A and B rounds share.
+struct Paired {
+    int n = 0;
+    double ratio = 0, lo = 0, hi = 0;
+    double p = 0;
+};
+Paired paired_log_ratio(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
+
 double t_quantile(double df, double p);  // quantile of Student t
 
 // Checks the functions above against reference values; prints failures.
