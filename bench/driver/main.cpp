@@ -193,6 +193,8 @@ public:
 private:
     std::unique_ptr<Cluster> setup_side(const Side& s, const Workload& w, ClusterInfo& info);
     void run_round(Cluster& cl, const Side& s, const Workload& w, const Config& cfg, int rep, int total);
+    void run_round_once(Cluster& cl, const Side& s, const Workload& w, const Config& cfg, int rep, int total,
+                        int attempt);
     void read_counters(Cluster& cl, Round& r);
     std::string rel(const std::string& p) const { return starts_with(p, o_.out + "/") ? p.substr(o_.out.size() + 1) : p; }
 
@@ -310,7 +312,26 @@ void Runner::read_counters(Cluster& cl, Round& r) {
     }
 }
 
+// pgbench killed by a signal that we did not send (another user's pkill on
+// a shared machine, the OOM killer): the round is run once more.
+struct KilledFromOutside {
+    int status;
+    std::string log;
+};
+
 void Runner::run_round(Cluster& cl, const Side& s, const Workload& w, const Config& cfg, int rep, int total) {
+    try {
+        run_round_once(cl, s, w, cfg, rep, total, 1);
+    } catch (const KilledFromOutside& k) {
+        say(fmt("[round %d/%d]   pgbench was killed by signal %d, not by us; running the round again (first attempt: %s)",
+                round_no_, total, k.status - 128, rel(k.log).c_str()));
+        round_no_--;
+        run_round_once(cl, s, w, cfg, rep, total, 2);
+    }
+}
+
+void Runner::run_round_once(Cluster& cl, const Side& s, const Workload& w, const Config& cfg, int rep, int total,
+                            int attempt) {
     Round r;
     r.index = ++round_no_;
     r.config = cfg.index;
@@ -379,6 +400,11 @@ void Runner::run_round(Cluster& cl, const Side& s, const Workload& w, const Conf
     r.wall = now_mono() - t0;
 
     std::string out = read_file(logp);
+    if (st > 128 && attempt == 1) {
+        std::string moved = logp.substr(0, logp.size() - 4) + "-killed.txt";
+        rename(logp.c_str(), moved.c_str());
+        throw KilledFromOutside{st, moved};
+    }
     if (st != 0 || !parse_pgbench(out, r) || !(r.tps > 0)) {
         std::string tail = out.size() > 3000 ? out.substr(out.size() - 3000) : out;
         throw Error(fmt("pgbench exited with status %d (round %d, %s c=%d side %c); %s:\n", st, r.index,
