@@ -10,6 +10,8 @@
 #                       with a tiny min time, check-fastpath; checks that the
 #                       outputs parse and that entry counts are > 0.
 #                       Output in $(BUILD)/micro-check.
+#   make micro-build    only build bench/micro into $(BUILD)/micro
+#                       (extend-sched, fastpath_bench); used by the kernel lab.
 #   make micro-deps     install what the above need (cmake, g++,
 #                       libbenchmark-dev, python3, binutils) if missing.
 
@@ -19,10 +21,14 @@ MICRO_OUT   ?=
 MICRO_ARGS  ?=
 MICRO_DEPS  ?= cmake g++ make libbenchmark-dev python3 binutils
 
-.PHONY: micro micro-check micro-deps
+.PHONY: micro micro-check micro-deps micro-build
 
 micro-deps:
 	@$(call apt_install,$(MICRO_DEPS))
+
+micro-build: micro-deps
+	@cmake -S $(MICRO_DIR) -B $(MICRO_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(MICRO_BUILD) -j $(or $(JOBS),2) >/dev/null
 
 micro: micro-deps
 	@BUILD_DIR=$(MICRO_BUILD) $(MICRO_DIR)/run $(if $(MICRO_OUT),--out $(MICRO_OUT)) $(MICRO_ARGS)
@@ -44,7 +50,9 @@ CHECK_TARGETS += micro-check
 #                       patched:auto run of hot-lwlock and eviction, each
 #                       checked by bench/check-run (files, row counts, tps > 0,
 #                       counters sane; never a speed threshold), plus the
-#                       driver's statistics self-test.  Output in
+#                       driver's statistics self-test and bench/kernel-lab/check-lab
+#                       (lab scripts' option checks, pg-summary.py on a fixture
+#                       with known answers; no guest).  Output in
 #                       $(BUILD)/bench-check.
 #   make bench-deps     install what the driver needs (cmake, g++,
 #                       libboost-dev for Boost.Math, gnuplot-nox) if missing.
@@ -54,7 +62,7 @@ CHECK_TARGETS += micro-check
 BENCH_DIR   := $(CURDIR)/bench
 BENCH_BUILD := $(BUILD)/bench
 BENCH_ARGS  ?=
-BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3
+BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3 python3-scipy
 BENCH_CHECK_OUT := $(BUILD)/bench-check
 BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_config $(BENCH_DIR)/run
 
@@ -82,8 +90,25 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	@$(BENCH_RUN) --a patched:off --b patched:auto --workloads hot-lwlock,eviction --clients 4x \
 	  --rounds 1 --duration 2 --warmup 1 --eviction-scale 2 --out $(BENCH_CHECK_OUT)/modes
 	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/modes --rows 8
+	@$(call msg,bench-check: kernel lab scripts and report generator (no guest))
+	@$(BENCH_DIR)/kernel-lab/check-lab $(BENCH_CHECK_OUT)/kernel-lab
 
 CHECK_TARGETS += bench-check
+
+# ---------------------------------------------------------------------------
+#   make kernel-lab     the kernel lab (bench/kernel-lab/lab): builds the
+#                       Linux 7.x guest kernel (cached), boots it under qemu
+#                       once per experiment (selftest; debug-mode check;
+#                       pgbench stock vs patched, slice_ext_nsec sweep and
+#                       extend-sched under lazy and under full preemption)
+#                       and writes bench/results/kernel-lab/run-<date>/
+#                       summary.md. About an hour with the defaults; options
+#                       in LAB_ARGS, e.g. make kernel-lab LAB_ARGS=--quick.
+#                       Not part of `make check` (too slow for CI).
+LAB_ARGS ?=
+.PHONY: kernel-lab
+kernel-lab:
+	@$(CURDIR)/bench/kernel-lab/lab $(LAB_ARGS)
 
 # ---------------------------------------------------------------------------
 #   make callgrind      instruction counts (valgrind --tool=callgrind) of a
