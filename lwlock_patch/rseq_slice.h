@@ -232,6 +232,10 @@ typedef struct rseq_slice_counters
 #define RSEQ_SLICE_EV_REVOKED		(1u << 2)
 #define RSEQ_SLICE_EV_YIELDED		(1u << 3)	/* yield returned 1 */
 #define RSEQ_SLICE_EV_YIELD_CALLED	(1u << 4)
+#define RSEQ_SLICE_EV_DESCHEDULED_AGAIN (1u << 5)	/* a second deschedule
+														 * charged to the same
+														 * release (see
+														 * rseq_slice_leave) */
 
 /* ----------
  * Per-thread state.  PostgreSQL keeps one per backend process; threaded
@@ -249,7 +253,14 @@ typedef struct rseq_slice_state
 	volatile rseq_slice_area *area; /* registered area, NULL if none */
 	uint64_t	marker;			/* address of our rseq_slice_cs */
 	rseq_slice_counters *ctr;	/* where to count; never NULL */
+	uint32_t	desched_levels; /* bit k: a deschedule, already counted, is
+								 * to be reported at the release of the lock
+								 * entered at depth k + 1; bit 31 stands for
+								 * depths >= 32 (reported once, at depth 32) */
 } rseq_slice_state;
+
+/* The desched_levels bit of the lock entered at depth d + 1. */
+#define RSEQ_SLICE_LEVEL_BIT(d) (1u << ((d) < 31 ? (d) : 31))
 
 /*
  * The yield system call.  Tests may define RSEQ_SLICE_YIELD_HOOK(state) to an
@@ -286,9 +297,14 @@ rseq_slice_sys_yield(rseq_slice_state *s)
  * rseq_slice_yield (counts yields, and yields_in_grant when it returns 1).
  * request already clear and granted clear: the kernel granted and then
  * revoked the extension; one rseq_slice_yield (returning 0) clears the
- * kernel's pending system-call check (see below).  Both count as a grant,
- * so that grants = debugfs s_granted (shared/docs/rseq-slice-abi.md,
- * measured) and yields_in_grant = s_yielded.
+ * kernel's pending system-call check (see below).  Both count as a grant.
+ * In a two-thread probe grants = debugfs s_granted
+ * (shared/docs/rseq-slice-abi.md, measured); under PostgreSQL on Linux
+ * 7.2.13 grants exceed s_granted, because the kernel also clears request
+ * without granting (return to user space after a context switch, a grant
+ * refused for pending work) and that looks the same here
+ * (bench/results/kernel-lab/README.md).  yields_in_grant = s_yielded
+ * exactly in every measurement.
  *
  * PoC: cr_flags is one word shared with the kernel; without an atomic
  * exchange a grant that lands between the load and the store is missed
@@ -385,11 +401,31 @@ rseq_slice_apply_pending(rseq_slice_state *s)
 }
 
 /*
+ * rseq_slice_check_outer: before a nested entry or after a nested wait, with
+ * `outer` locks held (outer >= 1): if the kernel cleared the marker, the
+ * thread was descheduled while the innermost of those locks was the last one
+ * taken.  Count it now and leave a bit for the release of that lock (entered
+ * at depth `outer`), so that the deschedule is charged to it and not to the
+ * inner lock about to be taken.  One plain load; nested paths only.
+ */
+RSEQ_SLICE_INLINE void
+rseq_slice_check_outer(rseq_slice_state *s, uint32_t outer)
+{
+	if (s->armed && RSEQ_SLICE_UNLIKELY(s->area->rseq_cs == 0))
+	{
+		s->ctr->descheduled++;
+		s->desched_levels |= RSEQ_SLICE_LEVEL_BIT(outer - 1);
+		s->area->rseq_cs = s->marker;
+	}
+}
+
+/*
  * rseq_slice_enter: enter a critical section of lock kind `kind`
  * (0 .. RSEQ_SLICE_MAX_KINDS - 1, the caller's numbering).
  *
  * depth 0 -> 1: arm the marker, open a request window (upstream/poc).
- * depth >= 1: count a nested entry and the maximum depth.
+ * depth >= 1: count a nested entry and the maximum depth; a marker already
+ * cleared is charged to the enclosing lock (rseq_slice_check_outer).
  * Mode off: only the depth changes.
  */
 RSEQ_SLICE_INLINE void
@@ -414,6 +450,7 @@ rseq_slice_enter(rseq_slice_state *s, unsigned kind)
 		c->nested++;
 		if (d + 1 > c->max_depth)
 			c->max_depth = d + 1;
+		rseq_slice_check_outer(s, d);
 	}
 	RSEQ_SLICE_BARRIER();
 }
@@ -426,8 +463,14 @@ rseq_slice_enter(rseq_slice_state *s, unsigned kind)
  *
  * At every release the marker is checked: cleared by the kernel means the
  * thread was descheduled (or took a signal) while holding; it is re-armed
- * if sections remain.  At depth 1 -> 0 the request window is closed and
- * rseq_cs is left 0.
+ * if sections remain.  A deschedule is charged to the innermost lock held
+ * when it happened: the one released here, or an enclosing one whose
+ * deschedule rseq_slice_check_outer found before a nested entry (reported
+ * at that lock's release, counted once; if this release also finds one of
+ * its own, the second is RSEQ_SLICE_EV_DESCHEDULED_AGAIN, so that every
+ * count in `descheduled` is reported exactly once, except for depths beyond
+ * 32, which share one report).  At depth 1 -> 0 the request window is
+ * closed and rseq_cs is left 0.
  */
 RSEQ_SLICE_INLINE unsigned
 rseq_slice_leave(rseq_slice_state *s)
@@ -456,6 +499,15 @@ rseq_slice_leave(rseq_slice_state *s)
 			else if (cs == 0)
 				s->area->rseq_cs = s->marker;
 		}
+		/* bit 31 stands for depths >= 32: reported at the lock at depth 32 */
+		if (RSEQ_SLICE_UNLIKELY(s->desched_levels != 0) && d <= 31 &&
+			(s->desched_levels & (1u << d)))
+		{
+			/* one found at a nested entry, maybe one more found just now */
+			ev |= (ev & RSEQ_SLICE_EV_DESCHEDULED) ?
+				RSEQ_SLICE_EV_DESCHEDULED_AGAIN : RSEQ_SLICE_EV_DESCHEDULED;
+			s->desched_levels &= ~(1u << d);
+		}
 		if (d == 0)
 		{
 			/* in every mode: a section left while waiting ends the wait */
@@ -476,7 +528,8 @@ rseq_slice_leave(rseq_slice_state *s)
  * withdrawn and the marker disarmed while waiting, so that a waiter neither
  * asks for extensions nor counts as "descheduled while holding"; wait_end
  * re-arms and re-requests once the lock is held.  Outer sections (depth > 1)
- * stay extended: the thread really holds other locks while it waits.
+ * stay extended: the thread really holds other locks while it waits; a
+ * deschedule during such a wait is charged to the enclosing lock.
  * Returns the events of the closed request window.  Contended path only.
  */
 RSEQ_SLICE_INLINE unsigned
@@ -502,7 +555,16 @@ RSEQ_SLICE_INLINE void
 rseq_slice_wait_end(rseq_slice_state *s)
 {
 	if (!s->waiting)
+	{
+		/*
+		 * Depth > 1: the marker stayed armed while waiting.  A deschedule
+		 * then happened while the enclosing locks were held: charge it to
+		 * the innermost of them, not to the lock just acquired.
+		 */
+		if (s->depth > 1 && s->mode != RSEQ_SLICE_MODE_OFF)
+			rseq_slice_check_outer(s, s->depth - 1);
 		return;
+	}
 	s->waiting = 0;
 	if (s->depth != 1 || s->mode == RSEQ_SLICE_MODE_OFF)
 		return;

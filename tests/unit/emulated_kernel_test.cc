@@ -46,11 +46,14 @@
  *                               granted and the yield, which returns 0)
  * The marker cannot be exact in total (a preemption inside the leave that
  * ends the section comes after the lock was released and is not counted;
- * one inside wait_begin is the waiter's), so each leave is checked: a
- * preemption strictly between the previous check and this call must be
- * reported, and none may be reported if no preemption happened since the
+ * one inside wait_begin is the waiter's), so each check (every leave, and
+ * every nested entry, which charges a preemption to the enclosing lock) is
+ * checked: a preemption strictly between the previous check and this call
+ * must be found, and none may be found if no preemption happened since the
  * previous check; only preemptions during the calls themselves are left
- * to either side.
+ * to either side.  A preemption found at a nested entry must be reported
+ * by the leave of the enclosing lock, exactly once (EV_DESCHEDULED, or
+ * EV_DESCHEDULED_AGAIN when that leave found one of its own).
  */
 #include "test_support.h"
 
@@ -236,6 +239,7 @@ struct Stats
 	uint64_t	desch_certain = 0;	/* leaves that had to report */
 	uint64_t	desch_ambiguous = 0;	/* preemption inside a call: either side */
 	uint64_t	desch_reported = 0;
+	uint64_t	desch_at_entry = 0;	/* found at a nested entry, charged outward */
 	uint64_t	waits = 0,
 				abandoned = 0,
 				nested_in_wait = 0;
@@ -261,6 +265,9 @@ protected:
 	/* marker bookkeeping: preemptions since the last check */
 	uint64_t	m_clr_start = 0,
 				m_prev_in = 0;
+	/* m_pend[k]: a deschedule found at a nested entry, to be reported at the
+	 * leave of the lock entered at depth k + 1 (depth <= 6 here) */
+	bool		m_pend[8] = {};
 	/* kernel counters at the opening of the current request window */
 	uint64_t	w_granted = 0,
 				w_revoked = 0,
@@ -435,6 +442,42 @@ protected:
 		CHECK(request() == 0);
 		CHECK(granted() == 0);
 		CHECK(cs() == 0);
+		CHECK(s.desched_levels == 0);
+	}
+
+	uint32_t PendMask() const
+	{
+		uint32_t	m = 0;
+
+		for (unsigned k = 0; k < 8; k++)
+			m |= m_pend[k] ? 1u << k : 0;
+		return m;
+	}
+
+	/*
+	 * One marker check by the header (a leave, or a nested entry) that found
+	 * `found` deschedules (0 or 1) while preemptions went from c_before to
+	 * c_after during the call: a preemption strictly since the previous
+	 * check must be found, none may be found without one, preemptions during
+	 * the calls go either way.
+	 */
+	void MarkerCheck(uint64_t c_before, uint64_t c_after, uint64_t found)
+	{
+		uint64_t	pre = c_before - m_clr_start;
+		uint64_t	in = c_after - c_before;
+
+		CHECK(found <= 1);
+		if (pre > 0)
+		{
+			st.desch_certain++;
+			CHECK(found == 1);
+		}
+		else if (m_prev_in == 0 && in == 0)
+			CHECK(found == 0);
+		else
+			st.desch_ambiguous++;
+		m_clr_start = c_after;
+		m_prev_in = in;
 	}
 
 	void Enter(unsigned kind)
@@ -448,7 +491,26 @@ protected:
 			m_prev_in = 0;
 			OpenWindowSnapshot();
 		}
+		bool		consuming = !outer && armed_model();
+		uint64_t	c_before = k_cleared,
+					d_before = ctr.descheduled;
+
 		rseq_slice_enter(&s, kind);
+		if (consuming)
+		{
+			/* a nested entry checks the marker for the enclosing lock */
+			uint64_t	found = ctr.descheduled - d_before;
+
+			MarkerCheck(c_before, k_cleared, found);
+			if (found)
+			{
+				m_pend[m_depth - 1] = true;
+				st.desch_at_entry++;
+			}
+		}
+		else if (!outer)
+			CHECK(ctr.descheduled == d_before);
+		CHECK(s.desched_levels == PendMask());
 		m_depth++;
 		if (m_mode != RSEQ_SLICE_MODE_OFF)
 		{
@@ -491,7 +553,8 @@ protected:
 	void Leave(bool stepped = false)
 	{
 		bool		consuming = armed_model();
-		uint64_t	c_before = k_cleared;
+		uint64_t	c_before = k_cleared,
+					d_before = ctr.descheduled;
 		unsigned	ev;
 
 		st.calls++;
@@ -499,29 +562,22 @@ protected:
 		ev = CloseCall([this]() { return rseq_slice_leave(&s); }, stepped && m_depth == 1);
 
 		uint64_t	c_after = k_cleared;
+		uint64_t	own = ctr.descheduled - d_before;
 		bool		D = ev & RSEQ_SLICE_EV_DESCHEDULED;
+		bool		again = ev & RSEQ_SLICE_EV_DESCHEDULED_AGAIN;
+		bool		pend = m_pend[m_depth - 1];
 
+		m_pend[m_depth - 1] = false;
 		m_depth--;
-		st.desch_reported += D;
+		st.desch_reported += D + again;
 		if (consuming)
-		{
-			uint64_t	pre = c_before - m_clr_start;
-			uint64_t	in = c_after - c_before;
-
-			if (pre > 0)
-			{
-				st.desch_certain++;
-				CHECK(D);
-			}
-			else if (m_prev_in == 0 && in == 0)
-				CHECK(!D);
-			else
-				st.desch_ambiguous++;
-			m_clr_start = c_after;
-			m_prev_in = in;
-		}
+			MarkerCheck(c_before, c_after, own);
 		else
-			CHECK(!D);
+			CHECK(own == 0);
+		/* its own deschedule and/or one found at a nested entry */
+		CHECK(D == (own == 1 || pend));
+		CHECK(again == (own == 1 && pend));
+		ev &= ~RSEQ_SLICE_EV_DESCHEDULED_AGAIN;
 
 		if (m_depth == 0)
 		{
@@ -781,6 +837,7 @@ TEST_F(EmulatedKernel, RandomSequencesUnderTimerSignals)
 	EXPECT_GT((uint64_t) k_cleared, 100u);
 	EXPECT_GT(ctr.revoked, 0u);
 	EXPECT_GT(ctr.descheduled, 0u);
+	EXPECT_GT(st.desch_at_entry, 0u) << "no deschedule was charged to an enclosing lock";
 	EXPECT_GT(st.desch_certain, 0u);
 	EXPECT_GT(st.abandoned, 0u);
 	EXPECT_GT(st.deferred_switches, 0u);
@@ -803,9 +860,10 @@ TEST_F(EmulatedKernel, RandomSequencesUnderTimerSignals)
 		   (unsigned long long) ctr.grants, (unsigned long long) ctr.revoked,
 		   (unsigned long long) ctr.yields, (unsigned long long) ctr.yields_in_grant,
 		   (unsigned long long) ctr.descheduled);
-	printf("[ info ] marker checks: %llu must-report, %llu either way; waits %llu (abandoned %llu, "
-		   "nested while waiting %llu); mode switches %llu now, %llu deferred\n",
+	printf("[ info ] marker checks: %llu must-report, %llu either way, %llu found at a nested entry; "
+		   "waits %llu (abandoned %llu, nested while waiting %llu); mode switches %llu now, %llu deferred\n",
 		   (unsigned long long) st.desch_certain, (unsigned long long) st.desch_ambiguous,
+		   (unsigned long long) st.desch_at_entry,
 		   (unsigned long long) st.waits, (unsigned long long) st.abandoned,
 		   (unsigned long long) st.nested_in_wait, (unsigned long long) st.mode_switches,
 		   (unsigned long long) st.deferred_switches);

@@ -258,20 +258,96 @@ TEST_F(Exit, MarkerClearedAtDepth3IsRearmedAndCountedPerLeave)
 	EXPECT_EQ(ctr.descheduled, 2u);
 }
 
-/* One preemption while nested is counted once, at the next leave only. */
-TEST_F(Exit, OnePreemptionCountsOnce)
+/*
+ * A preemption found at a nested entry is counted once, there, and charged
+ * to the enclosing lock (the innermost one held when it happened): that
+ * lock's leave reports it, the inner lock's does not.
+ */
+TEST_F(Exit, PreemptionBeforeNestedEntryIsChargedToEnclosingLock)
 {
-	Init(RSEQ_SLICE_MODE_UPSTREAM);
-	rseq_slice_enter(&s, 0);
-	rseq_slice_enter(&s, 0);
-	set_cs(0);
-	rseq_slice_enter(&s, 0);	/* nested enter neither counts nor re-arms */
-	EXPECT_EQ(cs(), 0u);
-	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
-	EXPECT_EQ(rseq_slice_leave(&s), 0u);
-	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	for (rseq_slice_mode m : {RSEQ_SLICE_MODE_MEASURE, RSEQ_SLICE_MODE_UPSTREAM})
+	{
+		SCOPED_TRACE(rseq_slice_mode_names[m]);
+		memset(&ctr, 0, sizeof(ctr));
+		Init(m);
+		rseq_slice_enter(&s, 0);
+		rseq_slice_enter(&s, 0);
+		set_cs(0);				/* preempted holding two locks */
+		rseq_slice_enter(&s, 0);	/* depth 3: counts and re-arms */
+		EXPECT_EQ(cs(), marker);
+		EXPECT_EQ(ctr.descheduled, 1u);
+		EXPECT_EQ(s.desched_levels, 1u << 1);
+		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* 3 -> 2 */
+		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED,
+				  RSEQ_SLICE_EV_DESCHEDULED);	/* 2 -> 1: the lock entered at depth 2 */
+		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* 1 -> 0 */
+		EXPECT_EQ(ctr.descheduled, 1u);
+		EXPECT_EQ(s.desched_levels, 0u);
+		EXPECT_EQ(cs(), 0u);
+	}
+}
+
+/* Two preemptions at different depths: each charged to its own lock. */
+TEST_F(Exit, PreemptionsAtTwoDepthsChargedSeparately)
+{
+	Init(RSEQ_SLICE_MODE_MEASURE);
+	rseq_slice_enter(&s, 0);	/* A, depth 1 */
+	set_cs(0);					/* preempted holding A */
+	rseq_slice_enter(&s, 0);	/* B, depth 2 */
+	set_cs(0);					/* preempted holding A, B */
+	rseq_slice_enter(&s, 0);	/* C, depth 3 */
+	set_cs(0);					/* preempted holding A, B, C */
+	EXPECT_EQ(ctr.descheduled, 2u);
+	EXPECT_EQ(s.desched_levels, (1u << 0) | (1u << 1));
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* C: its own */
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* B: found at C's entry */
+	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* A: found at B's entry */
+	EXPECT_EQ(ctr.descheduled, 3u);
+	EXPECT_EQ(s.desched_levels, 0u);
+}
+
+/* A preemption while waiting for a nested lock belongs to the enclosing one. */
+TEST_F(Exit, PreemptionWhileWaitingNestedIsChargedToEnclosingLock)
+{
+	Init(RSEQ_SLICE_MODE_MEASURE);
+	rseq_slice_enter(&s, 0);	/* A held */
+	rseq_slice_enter(&s, 1);	/* B: section entered before the attempt */
+	EXPECT_EQ(rseq_slice_wait_begin(&s), 0u);	/* depth 2: stays armed */
+	set_cs(0);					/* slept or preempted while waiting for B */
+	rseq_slice_wait_end(&s);	/* B acquired */
+	EXPECT_EQ(cs(), marker);
 	EXPECT_EQ(ctr.descheduled, 1u);
-	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* B */
+	EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED,
+			  RSEQ_SLICE_EV_DESCHEDULED);	/* A */
+	EXPECT_EQ(ctr.descheduled, 1u);
+}
+
+/* Beyond depth 32 the levels share one bit, reported at the lock at depth 32. */
+TEST_F(Exit, DeepNestingSharesTheLastLevel)
+{
+	Init(RSEQ_SLICE_MODE_MEASURE);
+	for (int i = 0; i < 40; i++)
+		rseq_slice_enter(&s, 0);
+	set_cs(0);					/* preempted at depth 40 */
+	rseq_slice_enter(&s, 0);	/* depth 41 */
+	EXPECT_EQ(ctr.descheduled, 1u);
+	EXPECT_EQ(s.desched_levels, 1u << 31);
+	int			reported_at = -1;
+
+	for (int depth = 41; depth >= 1; depth--)
+	{
+		unsigned	ev = rseq_slice_leave(&s);
+
+		if (ev & RSEQ_SLICE_EV_DESCHEDULED)
+		{
+			EXPECT_EQ(reported_at, -1) << "reported twice";
+			reported_at = depth;
+		}
+	}
+	EXPECT_EQ(reported_at, 32);
+	EXPECT_EQ(ctr.descheduled, 1u);
+	EXPECT_EQ(s.desched_levels, 0u);
 }
 
 /* Descheduled and granted together: both events reported. */
