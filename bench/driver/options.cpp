@@ -51,13 +51,16 @@ Workload:
                      1,000,000 accounts, ~150 MB); hot-lwlock uses scale 1
   --eviction-scale N pgbench scale for eviction (default 6: pgbench_accounts
                      and its index ~95 MB, ~6x --eviction-shared-buffers)
-  --shared-buffers SIZE           shared_buffers, PostgreSQL units (default 256MB)
+  --shared-buffers SIZE           shared_buffers, PostgreSQL units or a plain number
+                                  of 8kB pages (default 256MB)
   --eviction-shared-buffers SIZE  shared_buffers for eviction (default 16MB)
   --hogs N           N busy-loop processes run during every round (warm-up
                      included) so that lock holders compete for CPUs (default 0)
   --threads N        pgbench -j (default: min(clients, CPUs))
   --protocol P       pgbench -M: simple, extended or prepared (default simple)
-  --set NAME=VALUE   extra postgresql.conf setting on both sides (repeatable)
+  --set NAME=VALUE   extra postgresql.conf setting on both sides (repeatable;
+                     quoted for the file; rseq_slice_mode, port, shared_buffers,
+                     max_connections and the socket settings are refused)
 
 Presets (explicit options override them, wherever they stand):
   --quick            smoke preset, under 3 minutes on 2 CPUs: select-only,tpcb;
@@ -216,7 +219,15 @@ bool parse_options(int argc, char** argv, Options& o) {
             std::string name = trim(kv.substr(0, k));
             if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") != std::string::npos)
                 throw UsageError("--set: bad setting name '" + name + "'");
-            o.settings.push_back({name, trim(kv.substr(k + 1))});
+            if (name == "rseq_slice_mode")
+                throw UsageError("--set rseq_slice_mode: the mode belongs to each side, e.g. --a patched:off --b patched:auto");
+            if (name == "port" || name == "unix_socket_directories" || name == "listen_addresses" ||
+                name == "shared_buffers" || name == "max_connections")
+                throw UsageError("--set " + name + ": bench/run sets it itself (see --shared-buffers, --clients)");
+            std::string v = trim(kv.substr(k + 1));
+            if (v.find_first_of("\n\r") != std::string::npos)
+                throw UsageError("--set " + name + ": the value may not contain a line break");
+            o.settings.push_back({name, v});
         } else if (arg == "--out") {
             o.out = need(i, arg, val);
         } else if (arg == "--work") {
@@ -247,8 +258,10 @@ bool parse_options(int argc, char** argv, Options& o) {
     }
 
     auto size_ok = [](const std::string& s) {
+        if (s.empty()) return false;
         size_t k = s.find_first_not_of("0123456789");
-        if (k == 0 || s.empty()) return false;
+        if (k == 0) return false;
+        if (k == std::string::npos) return true;  // plain number: 8kB pages, as in postgresql.conf
         std::string unit = s.substr(k);
         return unit.empty() || unit == "kB" || unit == "MB" || unit == "GB" || unit == "TB";
     };

@@ -106,7 +106,16 @@ void Cluster::write_conf() {
     c += "log_line_prefix = '%m [%p] '\n";
     c += "log_min_messages = warning\n";
     if (side_.patched) c += "rseq_slice_mode = " + side_.mode + "              # the side's mode\n";
-    for (auto& [k, v] : extra_) c += k + " = '" + v + "'                # --set\n";
+    for (auto& [k, v] : extra_) {
+        // a postgresql.conf string literal: quotes doubled, backslashes escaped
+        std::string q;
+        for (char ch : v) {
+            if (ch == '\'') q += "''";
+            else if (ch == '\\') q += "\\\\";
+            else q += ch;
+        }
+        c += k + " = '" + q + "'                # --set\n";
+    }
     conf_ = c;
     write_file(datadir() + "/bench.conf", c);
     give_to(run_user(), datadir() + "/bench.conf");

@@ -217,6 +217,10 @@ RunUser setup_run_user(const std::string& requested) {
         name = "pgrseq";
     }
     struct passwd* pw = getpwnam(name.c_str());
+    // Only the project's own default user is created; a --run-as name that
+    // does not exist is a typo, not a request for a new system account.
+    if (!pw && root && !requested.empty() && requested != "pgrseq")
+        throw Error("--run-as " + requested + ": no such user (create it first, or leave --run-as out to use pgrseq)");
     if (!pw && root) {
         fprintf(stderr, "[bench] creating user %s to run PostgreSQL as non-root\n", name.c_str());
         SpawnOpts o;
