@@ -501,12 +501,12 @@ rseq_slice_leave(rseq_slice_state *s)
 		}
 		/* bit 31 stands for depths >= 32: reported at the lock at depth 32 */
 		if (RSEQ_SLICE_UNLIKELY(s->desched_levels != 0) && d <= 31 &&
-			(s->desched_levels & (1u << d)))
+			(s->desched_levels & RSEQ_SLICE_LEVEL_BIT(d)))
 		{
 			/* one found at a nested entry, maybe one more found just now */
 			ev |= (ev & RSEQ_SLICE_EV_DESCHEDULED) ?
 				RSEQ_SLICE_EV_DESCHEDULED_AGAIN : RSEQ_SLICE_EV_DESCHEDULED;
-			s->desched_levels &= ~(1u << d);
+			s->desched_levels &= ~RSEQ_SLICE_LEVEL_BIT(d);
 		}
 		if (d == 0)
 		{
