@@ -82,7 +82,10 @@ STAGE_LIST  := $(PG_DIR)/.stage-patched.inputs
 PATCHES     := $(sort $(wildcard $(PATCH_DIR)/*.patch))
 # <file in lwlock_patch/>:<destination in the PostgreSQL tree>
 PATCH_COPIES := rseq_slice.h:src/include/port/rseq_slice.h \
-                rseq_slice_kernel.c:src/backend/storage/lmgr/rseq_slice_kernel.c
+                rseq_slice_kernel.c:src/backend/storage/lmgr/rseq_slice_kernel.c \
+                rseq_lock.h:src/include/storage/rseq_lock.h \
+                rseq_stats.h:src/include/storage/rseq_stats.h \
+                rseq_lock.c:src/backend/storage/lmgr/rseq_lock.c
 PATCH_COPY_SRCS := $(wildcard $(foreach c,$(PATCH_COPIES),$(PATCH_DIR)/$(firstword $(subst :, ,$(c)))))
 
 FLAVORS := stock patched
@@ -338,6 +341,16 @@ postgres-check: $(call built_stamp,$(PG_CHECK_FLAVOR)) | pg-run-user
 	fail=$$(grep -cE '^not ok [0-9]+ ' .pg_rseq-check.log || true); \
 	echo "postgres-check: $$pass passed, $$fail failed"; \
 	exit $$st
+
+# The lock layer as a patch series for PostgreSQL (git format-patch output:
+# core, spinlocks + buffer headers, LWLocks) in $(BUILD)/patch-series, made
+# from the pristine tree and lwlock_patch/ by lwlock_patch/make-series.
+PATCH_SERIES_DIR ?= $(BUILD)/patch-series
+PATCH_SERIES_VERSION ?= 1
+.PHONY: patch-series
+patch-series: $(PRISTINE_STAMP)
+	@$(call msg,writing the patch series to $(PATCH_SERIES_DIR))
+	@$(PATCH_DIR)/make-series $(pristine_dir) $(PATCH_SERIES_DIR) $(PATCH_SERIES_VERSION)
 
 clean-postgres:
 	rm -rf $(PG_DIR)

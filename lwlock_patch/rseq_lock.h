@@ -1,0 +1,131 @@
+/*-------------------------------------------------------------------------
+ *
+ * rseq_lock.h
+ *	  Nested rseq time slice extension sections around PostgreSQL's locks.
+ *
+ * Every spinlock (SpinLockAcquire/Release and s_lock's contended path),
+ * buffer header lock (LockBufHdr/UnlockBufHdr), LWLock (every acquire path
+ * that ends holding the lock, LWLockRelease, LWLockDisown) and LWLock
+ * wait-list lock opens a section when taken and closes it when released.
+ * Sections nest; the protocol (port/rseq_slice.h, the single source of truth
+ * for the kernel interface) asks the kernel for an extension only on depth
+ * 0 -> 1 and withdraws the request on 1 -> 0.
+ *
+ * Invariant, checked in assertion-enabled builds: the nesting depth equals
+ * spinlocks held + buffer header locks held + LWLocks held + wait-list
+ * locks held.
+ *
+ * The fast path is inline and uses no atomic instruction, no system call and
+ * no out-of-line call; PgRseqNoteEvents() is only called when the kernel
+ * granted an extension or the holder was descheduled.
+ *
+ * src/include/storage/rseq_lock.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef RSEQ_LOCK_H
+#define RSEQ_LOCK_H
+
+#include "port/rseq_slice.h"
+
+/* Lock kinds: index into rseq_slice_counters.entries and PgRseqHeld */
+#define PG_RSEQ_KIND_SPINLOCK	0
+#define PG_RSEQ_KIND_BUFHDR		1
+#define PG_RSEQ_KIND_LWLOCK		2
+#define PG_RSEQ_KIND_WAITLIST	3
+
+/*
+ * Rows of the per-tranche counters: LWLock tranche IDs 0 ..
+ * PG_RSEQ_TRANCHE_ROWS - 2 map to themselves, larger IDs to the last LWLock
+ * row ("other"); three more rows follow for spinlocks, buffer header locks
+ * and LWLock wait-list locks.
+ */
+#define PG_RSEQ_TRANCHE_ROWS	192
+#define PG_RSEQ_ROW_OTHER		(PG_RSEQ_TRANCHE_ROWS - 1)
+#define PG_RSEQ_ROW_SPINLOCK	(PG_RSEQ_TRANCHE_ROWS + 0)
+#define PG_RSEQ_ROW_BUFHDR		(PG_RSEQ_TRANCHE_ROWS + 1)
+#define PG_RSEQ_ROW_WAITLIST	(PG_RSEQ_TRANCHE_ROWS + 2)
+#define PG_RSEQ_NROWS			(PG_RSEQ_TRANCHE_ROWS + 3)
+
+#define PgRseqTrancheRow(tranche) \
+	((tranche) < PG_RSEQ_ROW_OTHER ? (int) (tranche) : PG_RSEQ_ROW_OTHER)
+
+/* Counters of one row; units: counts. */
+typedef struct PgRseqRowCounters
+{
+	uint64		acquisitions;	/* LWLock rows only; see pg_rseq docs */
+	uint64		descheduled;	/* descheduled while holding, at release */
+	uint64		grants;			/* grants seen when this lock closed the
+								 * outermost section */
+	uint64		yields;			/* rseq_slice_yield calls at that point */
+} PgRseqRowCounters;
+
+/* This backend's protocol state (depth, mode, area, counters). */
+extern PGDLLIMPORT rseq_slice_state PgRseqState;
+/* This backend's per-row counters (shared memory once attached). */
+extern PGDLLIMPORT PgRseqRowCounters *PgRseqRows;
+
+#ifdef USE_ASSERT_CHECKING
+/* Locks held, per kind (assertion builds only). */
+extern PGDLLIMPORT int PgRseqHeld[RSEQ_SLICE_MAX_KINDS];
+extern void PgRseqCheckDepth(void);
+#define PgRseqHeldInc(kind) (PgRseqHeld[kind]++, PgRseqCheckDepth())
+#define PgRseqHeldDec(kind) (PgRseqHeld[kind]--, PgRseqCheckDepth())
+#else
+#define PgRseqHeldInc(kind) ((void) 0)
+#define PgRseqHeldDec(kind) ((void) 0)
+#endif
+
+/* Out of line, rare: attribute events of a release to a row. */
+extern void PgRseqNoteEvents(int row, unsigned events);
+
+/* Enter a section for a lock of `kind` (before or right after taking it). */
+static pg_attribute_always_inline void
+PgRseqEnter(unsigned kind)
+{
+	rseq_slice_enter(&PgRseqState, kind);
+	PgRseqHeldInc(kind);
+}
+
+/* Leave the innermost section, right after the lock was released. */
+static pg_attribute_always_inline void
+PgRseqLeave(unsigned kind, int row)
+{
+	unsigned	ev;
+
+	ev = rseq_slice_leave(&PgRseqState);
+	PgRseqHeldDec(kind);
+	if (unlikely(ev != 0))
+		PgRseqNoteEvents(row, ev);
+}
+
+/* LWLocks: also count the acquisition against the lock's tranche. */
+static pg_attribute_always_inline void
+PgRseqEnterLWLock(uint16 tranche)
+{
+	PgRseqEnter(PG_RSEQ_KIND_LWLOCK);
+	if (PgRseqState.mode != RSEQ_SLICE_MODE_OFF)
+		PgRseqRows[PgRseqTrancheRow(tranche)].acquisitions++;
+}
+
+/*
+ * Contended acquisition: withdraw the request of a section that holds
+ * nothing yet (see rseq_slice_wait_begin), re-request once the lock is
+ * held.
+ */
+static pg_attribute_always_inline void
+PgRseqWaitBegin(int row)
+{
+	unsigned	ev = rseq_slice_wait_begin(&PgRseqState);
+
+	if (unlikely(ev != 0))
+		PgRseqNoteEvents(row, ev);
+}
+
+static pg_attribute_always_inline void
+PgRseqWaitEnd(void)
+{
+	rseq_slice_wait_end(&PgRseqState);
+}
+
+#endif							/* RSEQ_LOCK_H */
