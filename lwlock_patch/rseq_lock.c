@@ -45,6 +45,7 @@ rseq_slice_state PgRseqState = {
 PgRseqRowCounters *PgRseqRows = PgRseqLocalRows;
 PgRseqShared *PgRseqShmem = NULL;
 int			rseq_slice_mode_setting = RSEQ_SLICE_MODE_AUTO;
+bool		rseq_slice_detail_setting = false;
 char		PgRseqModeWhy[256] = "not set up yet";
 
 #ifdef USE_ASSERT_CHECKING
@@ -67,6 +68,9 @@ static PgRseqSlot *PgRseqMySlot = NULL;
 void
 PgRseqCheckDepth(void)
 {
+	/* mode off keeps no depth (a waiting switch out of off does) */
+	if (PgRseqState.mode == RSEQ_SLICE_MODE_OFF && !PgRseqState.pending)
+		return;
 	Assert(PgRseqState.depth ==
 		   (uint32) (PgRseqHeld[PG_RSEQ_KIND_SPINLOCK] +
 					 PgRseqHeld[PG_RSEQ_KIND_BUFHDR] +
@@ -97,6 +101,10 @@ PgRseqNoteEvents(int row, unsigned events)
 		r->grants++;
 	if (events & RSEQ_SLICE_EV_YIELD_CALLED)
 		r->yields++;
+	if (events & RSEQ_SLICE_EV_YIELDED)
+		r->yields_in_grant++;
+	if (events & RSEQ_SLICE_EV_REVOKED)
+		r->revoked++;
 }
 
 /* Resolve a mode setting against this process's probe; log if asked. */
@@ -130,6 +138,7 @@ PgRseqPostmasterSetup(void)
 	mode = PgRseqResolve(rseq_slice_mode_setting);
 	rseq_slice_state_init(&PgRseqState, mode, &PgRseqProbe,
 						  &PgRseqLocalCounters);
+	rseq_slice_set_detail(&PgRseqState, rseq_slice_detail_setting);
 	ereport(LOG,
 			(errmsg("rseq slice extension: mode %s (rseq_slice_mode = %s): %s; %s",
 					rseq_slice_mode_names[PgRseqState.mode],
@@ -171,6 +180,7 @@ PgRseqInitChild(bool postmaster_child)
 	mode = PgRseqResolve(rseq_slice_mode_setting);
 	rseq_slice_state_init(&PgRseqState, mode, &PgRseqProbe,
 						  &PgRseqLocalCounters);
+	rseq_slice_set_detail(&PgRseqState, rseq_slice_detail_setting);
 }
 
 /* Size of the shared counters. */
@@ -245,6 +255,8 @@ PgRseqFoldSlot(PgRseqSlot *slot)
 		tr->descheduled += slot->rows[i].descheduled - slot->rows_base[i].descheduled;
 		tr->grants += slot->rows[i].grants - slot->rows_base[i].grants;
 		tr->yields += slot->rows[i].yields - slot->rows_base[i].yields;
+		tr->yields_in_grant += slot->rows[i].yields_in_grant - slot->rows_base[i].yields_in_grant;
+		tr->revoked += slot->rows[i].revoked - slot->rows_base[i].revoked;
 	}
 }
 
@@ -369,6 +381,12 @@ PgRseqSnapshotBackend(int i, PgRseqBackendSnapshot *out)
 		out->mode = (rseq_slice_mode) slot->mode;
 		out->stats_reset = Max(slot->start_time, slot->reset_time);
 		PgRseqSlotDelta(slot, &out->c);
+		/* LWLock entries: the per-tranche acquisitions (see rseq_stats.h) */
+		out->c.entries[PG_RSEQ_KIND_LWLOCK] = 0;
+		for (int r = 0; r < PG_RSEQ_TRANCHE_ROWS; r++)
+			out->c.entries[PG_RSEQ_KIND_LWLOCK] +=
+				PG_RSEQ_DELTA(slot->rows[r].acquisitions,
+							  slot->rows_base[r].acquisitions);
 	}
 	LWLockRelease(RseqStatsLock);
 	if (live)
@@ -430,10 +448,21 @@ PgRseqSnapshotTotals(rseq_slice_counters *c, PgRseqRowCounters *rows,
 											slot->rows_base[r].grants);
 			rows[r].yields += PG_RSEQ_DELTA(slot->rows[r].yields,
 											slot->rows_base[r].yields);
+			rows[r].yields_in_grant += PG_RSEQ_DELTA(slot->rows[r].yields_in_grant,
+													 slot->rows_base[r].yields_in_grant);
+			rows[r].revoked += PG_RSEQ_DELTA(slot->rows[r].revoked,
+											 slot->rows_base[r].revoked);
 		}
 	}
 	LWLockRelease(RseqStatsLock);
 
+	/*
+	 * LWLock entries are the per-tranche acquisitions (counted in every mode
+	 * but off); the other kinds' entries only with rseq_slice_detail.
+	 */
+	c->entries[PG_RSEQ_KIND_LWLOCK] = 0;
+	for (r = 0; r < PG_RSEQ_TRANCHE_ROWS; r++)
+		c->entries[PG_RSEQ_KIND_LWLOCK] += rows[r].acquisitions;
 	rows[PG_RSEQ_ROW_SPINLOCK].acquisitions = c->entries[PG_RSEQ_KIND_SPINLOCK];
 	rows[PG_RSEQ_ROW_BUFHDR].acquisitions = c->entries[PG_RSEQ_KIND_BUFHDR];
 	rows[PG_RSEQ_ROW_WAITLIST].acquisitions = c->entries[PG_RSEQ_KIND_WAITLIST];
@@ -516,6 +545,13 @@ check_rseq_slice_mode(int *newval, void **extra, GucSource source)
 	return *newval >= RSEQ_SLICE_MODE_OFF && *newval <= RSEQ_SLICE_MODE_AUTO;
 }
 
+/* ForEachLWLockHeldByMe callback: count the LWLocks held. */
+static void
+PgRseqCountHeld(LWLock *lock, LWLockMode mode, void *context)
+{
+	(*(uint32 *) context)++;
+}
+
 void
 assign_rseq_slice_mode(int newval, void *extra)
 {
@@ -524,7 +560,21 @@ assign_rseq_slice_mode(int newval, void *extra)
 	if (!PgRseqProbed)
 		return;					/* applied at set-up */
 	mode = PgRseqResolve(newval);
-	(void) rseq_slice_set_mode(&PgRseqState, mode);
+	if (PgRseqState.mode == RSEQ_SLICE_MODE_OFF)
+	{
+		/*
+		 * Mode off keeps no depth.  GUC assignment never runs inside a
+		 * spinlock or buffer header lock section (those hold no function
+		 * calls that can reach it), but it may under an LWLock: count those,
+		 * so that the switch waits until they are released.
+		 */
+		uint32		held = 0;
+
+		ForEachLWLockHeldByMe(PgRseqCountHeld, &held);
+		(void) rseq_slice_set_mode_open(&PgRseqState, mode, held);
+	}
+	else
+		(void) rseq_slice_set_mode(&PgRseqState, mode);
 	if (PgRseqMySlot != NULL)
 		PgRseqMySlot->mode = (uint8) mode;
 	if (!IsUnderPostmaster && newval != rseq_slice_mode_setting)
@@ -532,4 +582,19 @@ assign_rseq_slice_mode(int newval, void *extra)
 				(errmsg("rseq slice extension: mode %s (rseq_slice_mode = %s): %s",
 						rseq_slice_mode_names[mode],
 						rseq_slice_mode_names[newval], PgRseqModeWhy)));
+}
+
+/*
+ * GUC rseq_slice_detail (bool, default off, PGC_SIGHUP): also count, per
+ * backend, the entries of every lock kind, the outermost sections, the
+ * nested entries and the maximum nesting depth.  Off, those counters stand
+ * still (LWLock entries are still counted, per tranche): they would cost
+ * every section an out-of-line call (bench/callgrind: about 25
+ * instructions per section); on, every section takes the slow path.
+ * Takes effect at a backend's next lock.
+ */
+void
+assign_rseq_slice_detail(bool newval, void *extra)
+{
+	rseq_slice_set_detail(&PgRseqState, newval ? 1 : 0);
 }

@@ -240,16 +240,40 @@ typedef struct rseq_slice_counters
 /* ----------
  * Per-thread state.  PostgreSQL keeps one per backend process; threaded
  * users keep one per thread (e.g. thread_local).
+ *
+ * `path` tells the inline fast path what to do; rseq_slice_repath() derives
+ * it from the other fields whenever one of them changes:
+ *
+ *	OFF		mode off: enter and leave do nothing, not even the depth (so a
+ *			switch out of off needs the caller to say how many sections are
+ *			open: see rseq_slice_set_mode_open)
+ *	MEASURE	depth +-1 and one load of rseq_cs (the preemption marker)
+ *	REQUEST	MEASURE plus the upstream request on depth 0 -> 1 and 1 -> 0
+ *	SLOW	everything else, out of line (rseq_slice_kernel.c): the detail
+ *			counters, poc mode, a pending mode switch, a pending deschedule
+ *			report, a section waiting for its lock
+ *
+ * The preemption marker stays in rseq_cs between sections (it is re-armed
+ * by the slow path only when the kernel has cleared it), so the fast path
+ * makes one load and no store for it; see rseq_slice_enter.
  * ----------
  */
+#define RSEQ_SLICE_PATH_OFF		0
+#define RSEQ_SLICE_PATH_MEASURE	1
+#define RSEQ_SLICE_PATH_REQUEST	2
+#define RSEQ_SLICE_PATH_SLOW	3
+
 typedef struct rseq_slice_state
 {
-	uint32_t	depth;			/* nesting depth: sections entered, not left */
+	uint8_t		path;			/* RSEQ_SLICE_PATH_*, see above */
 	uint8_t		mode;			/* rseq_slice_mode in force (never AUTO) */
-	uint8_t		armed;			/* we stored the marker in rseq_cs */
+	uint8_t		detail;			/* 1: count entries, sections, nested and
+								 * max_depth (slow path) */
 	uint8_t		waiting;		/* in wait_begin/wait_end at depth 1 */
 	uint8_t		pending;		/* a mode switch waits for depth 0 */
 	uint8_t		pending_mode;	/* the mode to switch to */
+	uint32_t	depth;			/* nesting depth: sections entered, not left
+								 * (not kept in mode off) */
 	volatile rseq_slice_area *area; /* registered area, NULL if none */
 	uint64_t	marker;			/* address of our rseq_slice_cs */
 	rseq_slice_counters *ctr;	/* where to count; never NULL */
@@ -259,8 +283,49 @@ typedef struct rseq_slice_state
 								 * depths >= 32 (reported once, at depth 32) */
 } rseq_slice_state;
 
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, path) == 0, "path first");
+
 /* The desched_levels bit of the lock entered at depth d + 1. */
 #define RSEQ_SLICE_LEVEL_BIT(d) (1u << ((d) < 31 ? (d) : 31))
+
+/* Plain test of the path byte (out of the fast path). */
+#define RSEQ_SLICE_PATH_IS(s, p) ((s)->path == (p))
+
+/*
+ * RSEQ_SLICE_DISPATCH(s, off, other): one compare of the path byte with
+ * MEASURE and two branches: to label `off` when the path is OFF, to label
+ * `other` when it is REQUEST or SLOW, falling through for MEASURE.  So mode
+ * off costs one compare and one branch, measure one more branch (asm goto:
+ * compilers otherwise materialise the second flag in a register).
+ */
+#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
+#define RSEQ_SLICE_DISPATCH(s, off, other) \
+	__asm__ goto("cmpb %1, %0\n\tjb %l2\n\tjne %l3" \
+				 : : "m"((s)->path), "i"(RSEQ_SLICE_PATH_MEASURE) \
+				 : "cc" : off, other)
+#else
+#define RSEQ_SLICE_DISPATCH(s, off, other) \
+	do { \
+		if ((s)->path == RSEQ_SLICE_PATH_OFF) goto off; \
+		if ((s)->path != RSEQ_SLICE_PATH_MEASURE) goto other; \
+	} while (0)
+#endif
+
+/* rseq_cs == 0: one `cmpq $0` on x86_64 (the kernel writes rseq_cs
+ * asynchronously, so it is read at every check; a volatile load would cost
+ * a separate load and test). */
+RSEQ_SLICE_INLINE int
+rseq_slice_cs_cleared(volatile rseq_slice_area *a)
+{
+#if RSEQ_SLICE_SUPPORTED && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	int			z;
+
+	__asm__ __volatile__("cmpq $0, %1" : "=@ccz"(z) : "m"(a->rseq_cs));
+	return z;
+#else
+	return a->rseq_cs == 0;
+#endif
+}
 
 /*
  * The yield system call.  Tests may define RSEQ_SLICE_YIELD_HOOK(state) to an
@@ -290,21 +355,48 @@ rseq_slice_sys_yield(rseq_slice_state *s)
 #endif
 
 /*
- * rseq_slice_close_request: end the request window of the current outermost
- * section (upstream or poc mode).  Returns RSEQ_SLICE_EV_* bits.
- *
- * Upstream: read request, clear it, then read granted.  granted set: call
- * rseq_slice_yield (counts yields, and yields_in_grant when it returns 1).
- * request already clear and granted clear: the kernel granted and then
- * revoked the extension; one rseq_slice_yield (returning 0) clears the
- * kernel's pending system-call check (see below).  Both count as a grant.
+ * rseq_slice_granted: the upstream request window closed with the kernel's
+ * answer: `granted` set (call rseq_slice_yield), or request already clear
+ * and granted clear (granted, then revoked; one rseq_slice_yield clears the
+ * kernel's pending system-call check, which with rseq debugging on would
+ * kill the thread at its next system call inside a section: Linux 7.2
+ * kernel/rseq.c rseq_syscall_enter_work(), bench/kernel-lab/NOTES.md).
+ * Counts grants, revoked, yields, yields_in_grant; returns RSEQ_SLICE_EV_*.
  * In a two-thread probe grants = debugfs s_granted
  * (shared/docs/rseq-slice-abi.md, measured); under PostgreSQL on Linux
- * 7.2.13 grants exceed s_granted, because the kernel also clears request
- * without granting (return to user space after a context switch, a grant
- * refused for pending work) and that looks the same here
- * (bench/results/kernel-lab/README.md).  yields_in_grant = s_yielded
- * exactly in every measurement.
+ * 7.2.13 with multi-threaded TCG grants exceed s_granted, because the kernel
+ * also clears request without granting (return to user space after a
+ * context switch, a grant refused for pending work) and that looks the same
+ * here (bench/results/kernel-lab/README.md).  yields_in_grant = s_yielded
+ * exactly in every measurement.  Only reached when the kernel acted.
+ */
+RSEQ_SLICE_INLINE unsigned
+rseq_slice_granted(rseq_slice_state *s, int granted)
+{
+	rseq_slice_counters *c = s->ctr;
+
+	c->grants++;
+	c->yields++;
+	if (!granted)
+	{
+		c->revoked++;
+		(void) rseq_slice_sys_yield(s);
+		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
+			RSEQ_SLICE_EV_YIELD_CALLED;
+	}
+	if (rseq_slice_sys_yield(s) == 1)
+	{
+		c->yields_in_grant++;
+		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED |
+			RSEQ_SLICE_EV_YIELDED;
+	}
+	return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
+}
+
+/*
+ * rseq_slice_close_request: end the request window of the outermost section
+ * (upstream or poc mode): read request, clear it, then read granted; see
+ * rseq_slice_granted for what the answers mean.  Returns RSEQ_SLICE_EV_*.
  *
  * PoC: cr_flags is one word shared with the kernel; without an atomic
  * exchange a grant that lands between the load and the store is missed
@@ -314,59 +406,29 @@ RSEQ_SLICE_INLINE unsigned
 rseq_slice_close_request(rseq_slice_state *s)
 {
 	volatile rseq_slice_area *a = s->area;
-	rseq_slice_counters *c = s->ctr;
-	unsigned	ev = 0;
-	int			granted;
 
 	RSEQ_SLICE_BARRIER();
 	if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
 	{
 		uint8_t		req = a->slice.ctrl.request;
+		uint8_t		g;
 
 		a->slice.ctrl.request = 0;
 		RSEQ_SLICE_BARRIER();
-		granted = a->slice.ctrl.granted != 0;
-		if (!granted && req == 0)
-		{
-			/*
-			 * Granted, then revoked before we got here.  The kernel still
-			 * has a check pending for our next system call: with rseq
-			 * debugging on it kills the thread if that call finds request
-			 * set, i.e. if it happens inside the next section (Linux 7.2
-			 * kernel/rseq.c rseq_syscall_enter_work(); see
-			 * bench/kernel-lab/NOTES.md).  One rseq_slice_yield (returns 0)
-			 * clears it.  Rare: revocations are preemptions anyway.
-			 */
-			c->grants++;
-			c->revoked++;
-			c->yields++;
-			(void) rseq_slice_sys_yield(s);
-			return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
-				RSEQ_SLICE_EV_YIELD_CALLED;
-		}
+		g = a->slice.ctrl.granted;
+		if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ 1)) != 0))
+			return rseq_slice_granted(s, g != 0);
+		return 0;
 	}
 	else
 	{
 		uint32_t	f = a->slice.poc_cr_flags;
 
 		a->slice.poc_cr_flags = 0;
-		granted = (f & RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED) != 0;
+		if (RSEQ_SLICE_UNLIKELY(f & RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED))
+			return rseq_slice_granted(s, 1);
+		return 0;
 	}
-	if (RSEQ_SLICE_UNLIKELY(granted))
-	{
-		long		r;
-
-		c->grants++;
-		c->yields++;
-		r = rseq_slice_sys_yield(s);
-		ev = RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
-		if (r == 1)
-		{
-			c->yields_in_grant++;
-			ev |= RSEQ_SLICE_EV_YIELDED;
-		}
-	}
-	return ev;
 }
 
 /* Open a request window (upstream or poc mode). */
@@ -381,78 +443,76 @@ rseq_slice_open_request(rseq_slice_state *s)
 	RSEQ_SLICE_BARRIER();
 }
 
-/* Arm the preemption marker if rseq_cs is free (0); other code may own it. */
-RSEQ_SLICE_INLINE void
-rseq_slice_arm(rseq_slice_state *s)
-{
-	if (s->area->rseq_cs == 0)
-	{
-		s->area->rseq_cs = s->marker;
-		s->armed = 1;
-	}
-}
-
-/* Apply a deferred mode switch; only at depth 0.  Out of the fast path. */
-RSEQ_SLICE_INLINE void
-rseq_slice_apply_pending(rseq_slice_state *s)
-{
-	s->mode = s->pending_mode;
-	s->pending = 0;
-}
-
 /*
- * rseq_slice_check_outer: before a nested entry or after a nested wait, with
- * `outer` locks held (outer >= 1): if the kernel cleared the marker, the
- * thread was descheduled while the innermost of those locks was the last one
- * taken.  Count it now and leave a bit for the release of that lock (entered
- * at depth `outer`), so that the deschedule is charged to it and not to the
- * inner lock about to be taken.  One plain load; nested paths only.
+ * Out of line (rseq_slice_kernel.c), never on the common path:
+ *
+ * rseq_slice_enter_slow: the whole of rseq_slice_enter when path is SLOW
+ *   (depth not yet changed).
+ * rseq_slice_leave_slow: the whole of rseq_slice_leave when path is SLOW
+ *   (depth not yet changed).  Returns RSEQ_SLICE_EV_*.
+ * rseq_slice_cleared_at_enter: the fast path entered a section (depth
+ *   already incremented) and found rseq_cs 0: the kernel cleared the marker
+ *   (or it was never armed).  Re-arms it; with locks held before this entry,
+ *   counts a deschedule charged to the enclosing lock.
+ * rseq_slice_cleared_at_leave: the fast path left a section (depth already
+ *   decremented) and found rseq_cs 0: the thread was descheduled (or took
+ *   a signal) while holding the lock just released.  Counts it, re-arms the
+ *   marker and returns RSEQ_SLICE_EV_DESCHEDULED.
  */
-RSEQ_SLICE_INLINE void
-rseq_slice_check_outer(rseq_slice_state *s, uint32_t outer)
-{
-	if (s->armed && RSEQ_SLICE_UNLIKELY(s->area->rseq_cs == 0))
-	{
-		s->ctr->descheduled++;
-		s->desched_levels |= RSEQ_SLICE_LEVEL_BIT(outer - 1);
-		s->area->rseq_cs = s->marker;
-	}
-}
+extern void rseq_slice_enter_slow(rseq_slice_state *s, unsigned kind);
+extern unsigned rseq_slice_leave_slow(rseq_slice_state *s);
+extern void rseq_slice_cleared_at_enter(rseq_slice_state *s);
+extern unsigned rseq_slice_cleared_at_leave(rseq_slice_state *s);
 
 /*
  * rseq_slice_enter: enter a critical section of lock kind `kind`
  * (0 .. RSEQ_SLICE_MAX_KINDS - 1, the caller's numbering).
  *
- * depth 0 -> 1: arm the marker, open a request window (upstream/poc).
- * depth >= 1: count a nested entry and the maximum depth; a marker already
- * cleared is charged to the enclosing lock (rseq_slice_check_outer).
- * Mode off: only the depth changes.
+ * Off: nothing (one load and one branch).  Measure: depth + 1 and one load
+ * of rseq_cs: our marker is normally still there from an earlier section;
+ * if the kernel cleared it (a deschedule or a signal since the last check),
+ * the slow path re-arms it and, if locks were already held, counts the
+ * deschedule against the enclosing lock.  Upstream: the same, plus
+ * request = 1 and requests + 1 on depth 0 -> 1.  Everything else (detail
+ * counters, poc, pending work) is out of line.
+ *
+ * The marker is an empty-range rseq_cs descriptor (valid for the life of
+ * the process): leaving it armed between sections only means that the
+ * kernel clears it at the next preemption, context switch (legacy
+ * registration) or signal, as it would inside a section.  A foreign
+ * descriptor found in rseq_cs (another rseq user's, necessarily stale: no
+ * other rseq critical section can be running while this C code runs, and
+ * the kernel clears rseq_cs before delivering a signal) is left alone
+ * until the kernel clears it; it then acts as the marker.
  */
 RSEQ_SLICE_INLINE void
 rseq_slice_enter(rseq_slice_state *s, unsigned kind)
 {
-	uint32_t	d = s->depth++;
-	rseq_slice_counters *c;
-
-	if (s->mode == RSEQ_SLICE_MODE_OFF)
-		return;
-	c = s->ctr;
-	c->entries[kind]++;
-	if (RSEQ_SLICE_LIKELY(d == 0))
+	RSEQ_SLICE_DISPATCH(s, off, other);
+	/* measure */
+	s->depth++;
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
+		rseq_slice_cleared_at_enter(s);
+	RSEQ_SLICE_BARRIER();
+	return;
+other:
+	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
 	{
-		c->sections++;
-		rseq_slice_arm(s);
-		if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
-			rseq_slice_open_request(s);
+		volatile rseq_slice_area *a = s->area;
+
+		if (s->depth++ == 0)
+		{
+			s->ctr->requests++;
+			a->slice.ctrl.request = 1;
+		}
+		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+			rseq_slice_cleared_at_enter(s);
 	}
 	else
-	{
-		c->nested++;
-		if (d + 1 > c->max_depth)
-			c->max_depth = d + 1;
-		rseq_slice_check_outer(s, d);
-	}
+		rseq_slice_enter_slow(s, kind);
 	RSEQ_SLICE_BARRIER();
+off:
+	return;
 }
 
 /*
@@ -462,115 +522,112 @@ rseq_slice_enter(rseq_slice_state *s, unsigned kind)
  * attribute it to the lock just released.
  *
  * At every release the marker is checked: cleared by the kernel means the
- * thread was descheduled (or took a signal) while holding; it is re-armed
- * if sections remain.  A deschedule is charged to the innermost lock held
- * when it happened: the one released here, or an enclosing one whose
- * deschedule rseq_slice_check_outer found before a nested entry (reported
- * at that lock's release, counted once; if this release also finds one of
- * its own, the second is RSEQ_SLICE_EV_DESCHEDULED_AGAIN, so that every
- * count in `descheduled` is reported exactly once, except for depths beyond
- * 32, which share one report).  At depth 1 -> 0 the request window is
- * closed and rseq_cs is left 0.
+ * thread was descheduled (or took a signal) while holding; it is re-armed.
+ * A deschedule is charged to the innermost lock held when it happened: the
+ * one released here, or an enclosing one whose deschedule was found before
+ * a nested entry (reported at that lock's release, counted once; if that
+ * release also finds one of its own, the second is
+ * RSEQ_SLICE_EV_DESCHEDULED_AGAIN, so that every count in `descheduled` is
+ * reported exactly once, except for depths beyond 32, which share one
+ * report).  Upstream, at depth 1 -> 0 the request window is closed; a grant
+ * costs one rseq_slice_yield.
  */
 RSEQ_SLICE_INLINE unsigned
 rseq_slice_leave(rseq_slice_state *s)
 {
-	uint32_t	d = --s->depth;
 	unsigned	ev = 0;
 
 	RSEQ_SLICE_BARRIER();
-	if (s->mode != RSEQ_SLICE_MODE_OFF)
+	RSEQ_SLICE_DISPATCH(s, off, other);
+	/* measure */
+	s->depth--;
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
+		return rseq_slice_cleared_at_leave(s);
+	return 0;
+other:
+	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
 	{
-		if (s->armed)
-		{
-			uint64_t	cs = s->area->rseq_cs;
+		uint32_t	d = --s->depth;
 
-			if (RSEQ_SLICE_UNLIKELY(cs == 0))
-			{
-				s->ctr->descheduled++;
-				ev = RSEQ_SLICE_EV_DESCHEDULED;
-			}
-			if (d == 0)
-			{
-				if (cs == s->marker)
-					s->area->rseq_cs = 0;
-				s->armed = 0;
-			}
-			else if (cs == 0)
-				s->area->rseq_cs = s->marker;
-		}
-		/* bit 31 stands for depths >= 32: reported at the lock at depth 32 */
-		if (RSEQ_SLICE_UNLIKELY(s->desched_levels != 0) && d <= 31 &&
-			(s->desched_levels & RSEQ_SLICE_LEVEL_BIT(d)))
-		{
-			/* one found at a nested entry, maybe one more found just now */
-			ev |= (ev & RSEQ_SLICE_EV_DESCHEDULED) ?
-				RSEQ_SLICE_EV_DESCHEDULED_AGAIN : RSEQ_SLICE_EV_DESCHEDULED;
-			s->desched_levels &= ~RSEQ_SLICE_LEVEL_BIT(d);
-		}
+		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
+			ev = rseq_slice_cleared_at_leave(s);
 		if (d == 0)
-		{
-			/* in every mode: a section left while waiting ends the wait */
-			if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM && RSEQ_SLICE_LIKELY(!s->waiting))
-				ev |= rseq_slice_close_request(s);
-			s->waiting = 0;
-		}
+			ev |= rseq_slice_close_request(s);
 	}
-	if (RSEQ_SLICE_UNLIKELY(s->pending) && d == 0)
-		rseq_slice_apply_pending(s);
+	else
+		ev = rseq_slice_leave_slow(s);
 	return ev;
+off:
+	return 0;
 }
 
 /*
  * rseq_slice_wait_begin / rseq_slice_wait_end: bracket the contended part of
  * an acquisition (spinning or sleeping) whose section was entered before the
  * attempt.  If that section is the outermost one (depth 1), the request is
- * withdrawn and the marker disarmed while waiting, so that a waiter neither
- * asks for extensions nor counts as "descheduled while holding"; wait_end
- * re-arms and re-requests once the lock is held.  Outer sections (depth > 1)
- * stay extended: the thread really holds other locks while it waits; a
- * deschedule during such a wait is charged to the enclosing lock.
+ * withdrawn while waiting and a deschedule while waiting is not counted:
+ * the thread holds nothing yet.  wait_end re-arms the marker and
+ * re-requests once the lock is held.  Outer sections (depth > 1) stay
+ * extended: the thread really holds other locks while it waits; a
+ * deschedule during such a wait is charged to the enclosing lock.  While
+ * a depth-1 section waits, the slow path is in force.
  * Returns the events of the closed request window.  Contended path only.
  */
+RSEQ_SLICE_INLINE void
+rseq_slice_repath(rseq_slice_state *s)
+{
+	uint8_t		p;
+
+	if (s->mode == RSEQ_SLICE_MODE_OFF)
+		p = s->pending ? RSEQ_SLICE_PATH_SLOW : RSEQ_SLICE_PATH_OFF;
+	else if (s->detail || s->waiting || s->pending || s->desched_levels != 0 ||
+			 s->mode == RSEQ_SLICE_MODE_POC)
+		p = RSEQ_SLICE_PATH_SLOW;
+	else if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
+		p = RSEQ_SLICE_PATH_REQUEST;
+	else
+		p = RSEQ_SLICE_PATH_MEASURE;
+	s->path = p;
+}
+
 RSEQ_SLICE_INLINE unsigned
 rseq_slice_wait_begin(rseq_slice_state *s)
 {
 	unsigned	ev = 0;
 
-	if (s->depth != 1 || s->mode == RSEQ_SLICE_MODE_OFF || s->waiting)
+	if (s->mode == RSEQ_SLICE_MODE_OFF || s->depth != 1 || s->waiting)
 		return 0;
 	if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
 		ev = rseq_slice_close_request(s);
-	if (s->armed)
-	{
-		if (s->area->rseq_cs == s->marker)
-			s->area->rseq_cs = 0;
-		s->armed = 0;
-	}
 	s->waiting = 1;
+	rseq_slice_repath(s);
 	return ev;
 }
 
 RSEQ_SLICE_INLINE void
 rseq_slice_wait_end(rseq_slice_state *s)
 {
+	if (s->mode == RSEQ_SLICE_MODE_OFF)
+		return;
 	if (!s->waiting)
 	{
 		/*
 		 * Depth > 1: the marker stayed armed while waiting.  A deschedule
 		 * then happened while the enclosing locks were held: charge it to
-		 * the innermost of them, not to the lock just acquired.
+		 * the innermost of them, not to the lock just acquired (the slow
+		 * path's check at a nested entry does exactly that).
 		 */
-		if (s->depth > 1 && s->mode != RSEQ_SLICE_MODE_OFF)
-			rseq_slice_check_outer(s, s->depth - 1);
+		if (s->depth > 1 && RSEQ_SLICE_UNLIKELY(s->area->rseq_cs == 0))
+			rseq_slice_cleared_at_enter(s);
 		return;
 	}
 	s->waiting = 0;
-	if (s->depth != 1 || s->mode == RSEQ_SLICE_MODE_OFF)
-		return;
-	rseq_slice_arm(s);
+	/* a deschedule while waiting at depth 1 held nothing: just re-arm */
+	if (s->area->rseq_cs == 0)
+		s->area->rseq_cs = s->marker;
 	if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
 		rseq_slice_open_request(s);
+	rseq_slice_repath(s);
 	RSEQ_SLICE_BARRIER();
 }
 
@@ -667,9 +724,29 @@ extern void rseq_slice_state_init(rseq_slice_state *s, rseq_slice_mode mode,
 
 /*
  * rseq_slice_set_mode: switch *s to a resolved mode now if no section is
- * open, else at the next depth 1 -> 0.  Returns 1 if switched now.
+ * open, else at the next depth 1 -> 0.  Returns 1 if switched now.  Mode off
+ * keeps no depth: from off the switch is immediate and the caller
+ * guarantees that no section is open (else use rseq_slice_set_mode_open).
+ * Switching to off clears rseq_cs if it holds our marker.
  */
 extern int	rseq_slice_set_mode(rseq_slice_state *s, rseq_slice_mode mode);
+
+/*
+ * rseq_slice_set_mode_open: the same, for a caller that knows that `open`
+ * sections (locks) are held while *s is in mode off (which keeps no depth):
+ * the switch then waits until they are left (the slow path counts the
+ * depth from `open` meanwhile).  Returns 1 if switched now.
+ */
+extern int	rseq_slice_set_mode_open(rseq_slice_state *s, rseq_slice_mode mode,
+									 uint32_t open);
+
+/*
+ * rseq_slice_set_detail: 1 = also count entries per kind, sections, nested
+ * entries and max_depth (every section then takes the out-of-line slow
+ * path: about 25 more instructions per section, bench/callgrind); 0 = do
+ * not (those counters stand still).  Takes effect at the next enter.
+ */
+extern void rseq_slice_set_detail(rseq_slice_state *s, int detail);
 
 /*
  * rseq_slice_thread_enabled: 1 if the slice extension is enabled for the

@@ -518,20 +518,197 @@ rseq_slice_state_init(rseq_slice_state *s, rseq_slice_mode mode,
 	s->ctr = ctr;
 	s->mode = (uint8_t) ((s->area == NULL || mode == RSEQ_SLICE_MODE_AUTO) ?
 						 RSEQ_SLICE_MODE_OFF : mode);
+	rseq_slice_repath(s);
+}
+
+/* Leaving mode off: no section is open; start counting the depth at 0. */
+static void
+rseq_slice_switch(rseq_slice_state *s, rseq_slice_mode mode)
+{
+	volatile rseq_slice_area *a = s->area;
+
+	if (mode == RSEQ_SLICE_MODE_OFF && a != NULL && a->rseq_cs == s->marker)
+		a->rseq_cs = 0;			/* off leaves rseq_cs as it found it */
+	if (s->mode == RSEQ_SLICE_MODE_OFF)
+	{
+		s->depth = 0;
+		s->waiting = 0;
+		s->desched_levels = 0;
+	}
+	s->mode = (uint8_t) mode;
+	s->pending = 0;
+	rseq_slice_repath(s);
+}
+
+static rseq_slice_mode
+rseq_slice_usable(const rseq_slice_state *s, rseq_slice_mode mode)
+{
+	if (s->area == NULL || mode == RSEQ_SLICE_MODE_AUTO)
+		return RSEQ_SLICE_MODE_OFF;
+	return mode;
 }
 
 int
 rseq_slice_set_mode(rseq_slice_state *s, rseq_slice_mode mode)
 {
-	if (s->area == NULL || mode == RSEQ_SLICE_MODE_AUTO)
-		mode = RSEQ_SLICE_MODE_OFF;
-	if (s->depth == 0)
+	mode = rseq_slice_usable(s, mode);
+	if ((s->mode == RSEQ_SLICE_MODE_OFF && !s->pending) || s->depth == 0)
 	{
-		s->mode = (uint8_t) mode;
+		rseq_slice_switch(s, mode);
+		return 1;
+	}
+	if (s->mode == RSEQ_SLICE_MODE_OFF && mode == RSEQ_SLICE_MODE_OFF)
+	{
+		/* a switch out of off was waiting: forget it */
 		s->pending = 0;
+		rseq_slice_repath(s);
 		return 1;
 	}
 	s->pending_mode = (uint8_t) mode;
 	s->pending = 1;
+	rseq_slice_repath(s);
 	return 0;
+}
+
+int
+rseq_slice_set_mode_open(rseq_slice_state *s, rseq_slice_mode mode,
+						 uint32_t open)
+{
+	if (s->mode != RSEQ_SLICE_MODE_OFF || open == 0)
+		return rseq_slice_set_mode(s, mode);
+	mode = rseq_slice_usable(s, mode);
+	if (mode == RSEQ_SLICE_MODE_OFF)
+	{
+		s->pending = 0;
+		rseq_slice_repath(s);
+		return 1;
+	}
+	/* off + pending: the slow path counts the depth down to 0 */
+	s->depth = open;
+	s->pending_mode = (uint8_t) mode;
+	s->pending = 1;
+	rseq_slice_repath(s);
+	return 0;
+}
+
+void
+rseq_slice_set_detail(rseq_slice_state *s, int detail)
+{
+	s->detail = detail ? 1 : 0;
+	rseq_slice_repath(s);
+}
+
+/* ----------
+ * The slow path of rseq_slice_enter/leave (see rseq_slice.h).  Reached only
+ * when the kernel cleared the marker, or when path is SLOW: detail
+ * counters, poc mode, a pending mode switch or deschedule report, a
+ * depth-1 section waiting for its lock.  Not on the common lock path.
+ * ----------
+ */
+
+/* Re-arm the marker if the kernel cleared it (never over a foreign one). */
+static inline void
+rseq_slice_rearm(rseq_slice_state *s)
+{
+	if (s->area->rseq_cs == 0)
+		s->area->rseq_cs = s->marker;
+}
+
+void
+rseq_slice_cleared_at_enter(rseq_slice_state *s)
+{
+	uint32_t	outer = s->depth - 1;	/* locks held before this entry */
+
+	if (s->area->rseq_cs != 0)
+		return;
+	s->area->rseq_cs = s->marker;
+	if (outer == 0 || s->waiting)
+		return;					/* nothing was held: not a holder's deschedule */
+	s->ctr->descheduled++;
+	s->desched_levels |= RSEQ_SLICE_LEVEL_BIT(outer - 1);
+	rseq_slice_repath(s);		/* the report needs the slow leave */
+}
+
+unsigned
+rseq_slice_cleared_at_leave(rseq_slice_state *s)
+{
+	if (s->area->rseq_cs != 0)
+		return 0;
+	s->area->rseq_cs = s->marker;
+	s->ctr->descheduled++;
+	return RSEQ_SLICE_EV_DESCHEDULED;
+}
+
+void
+rseq_slice_enter_slow(rseq_slice_state *s, unsigned kind)
+{
+	uint32_t	d;
+
+	if (s->mode == RSEQ_SLICE_MODE_OFF)
+	{
+		s->depth++;				/* a switch out of off waits for depth 0 */
+		return;
+	}
+	d = s->depth++;
+	if (s->detail)
+	{
+		rseq_slice_counters *c = s->ctr;
+
+		c->entries[kind]++;
+		if (d == 0)
+			c->sections++;
+		else
+		{
+			c->nested++;
+			if (d + 1 > c->max_depth)
+				c->max_depth = d + 1;
+		}
+	}
+	if (d == 0 && s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+		rseq_slice_open_request(s);
+	if (s->area->rseq_cs == 0)
+		rseq_slice_cleared_at_enter(s);
+	RSEQ_SLICE_BARRIER();
+}
+
+unsigned
+rseq_slice_leave_slow(rseq_slice_state *s)
+{
+	uint32_t	d;
+	unsigned	ev = 0;
+
+	if (s->mode == RSEQ_SLICE_MODE_OFF)
+	{
+		/* a switch out of off waits for depth 0 */
+		if (--s->depth == 0 && s->pending)
+			rseq_slice_switch(s, (rseq_slice_mode) s->pending_mode);
+		return 0;
+	}
+	d = --s->depth;
+	if (s->area->rseq_cs == 0)
+		ev = rseq_slice_cleared_at_leave(s);
+	/* bit 31 stands for depths >= 32: reported at the lock at depth 32 */
+	if (s->desched_levels != 0 && d <= 31 &&
+		(s->desched_levels & RSEQ_SLICE_LEVEL_BIT(d)))
+	{
+		/* one found at a nested entry, maybe one more found just now */
+		ev |= (ev & RSEQ_SLICE_EV_DESCHEDULED) ?
+			RSEQ_SLICE_EV_DESCHEDULED_AGAIN : RSEQ_SLICE_EV_DESCHEDULED;
+		s->desched_levels &= ~RSEQ_SLICE_LEVEL_BIT(d);
+	}
+	if (d == 0)
+	{
+		/* a section left while waiting ends the wait (request withdrawn) */
+		if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM && !s->waiting)
+			ev |= rseq_slice_close_request(s);
+		s->waiting = 0;
+		s->desched_levels = 0;
+		if (s->pending)
+		{
+			rseq_slice_switch(s, (rseq_slice_mode) s->pending_mode);
+			return ev;
+		}
+	}
+	rseq_slice_repath(s);
+	return ev;
 }

@@ -29,7 +29,7 @@
 #include "storage/spin.h"
 
 /* Bumped whenever the layout below changes; extensions check it. */
-#define PG_RSEQ_LAYOUT_VERSION	1
+#define PG_RSEQ_LAYOUT_VERSION	2
 
 /* One backend's slot, indexed by its ProcNumber. */
 typedef struct PgRseqSlot
@@ -76,6 +76,8 @@ typedef struct PgRseqBackendSnapshot
 extern PGDLLIMPORT PgRseqShared *PgRseqShmem;
 /* The mode setting (GUC rseq_slice_mode), an rseq_slice_mode. */
 extern PGDLLIMPORT int rseq_slice_mode_setting;
+/* GUC rseq_slice_detail: count entries, sections, nested, max_depth too. */
+extern PGDLLIMPORT bool rseq_slice_detail_setting;
 /* Why the mode in force in this backend was chosen (one line). */
 extern PGDLLIMPORT char PgRseqModeWhy[256];
 

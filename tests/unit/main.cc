@@ -25,6 +25,12 @@ long yield_hook(struct rseq_slice_state *s)
 int child_main(const char *what);	/* real_kernel_test.cc */
 }  // namespace rseq_test
 
+/* The slow path in rseq_slice_kernel.c yields here (yield_hook_c.h). */
+extern "C" long rseq_test_c_yield_hook(struct rseq_slice_state *s)
+{
+	return rseq_test::yield_hook(s);
+}
+
 int main(int argc, char **argv)
 {
 	static const char child_opt[] = "--rseq-child=";
