@@ -22,12 +22,69 @@
  * The run script preloads it into every configuration (stock included), so
  * its few dozen start-up instructions are the same everywhere.
  *
- * Build: cc -O2 -shared -fPIC -o fake_rseq.so fake_rseq.c
+ * With PG_RSEQ_FAKE_SLICE=1 in the environment it also plays a Linux 7.x
+ * kernel with the slice extension enabled, for configuration "upstream":
+ * getauxval(AT_RSEQ_FEATURE_SIZE) = 33 and AT_RSEQ_ALIGN = 64 (what 7.2
+ * reports, shared/docs/rseq-slice-abi.md), and
+ * prctl(PR_RSEQ_SLICE_EXTENSION, GET) = 1 (SET: 0).  The lock layer then
+ * resolves auto/upstream to upstream and runs the request path (request = 1
+ * on depth 0 -> 1, request = 0 and a test of granted on 1 -> 0) on the
+ * fake area's slice_ctrl bytes (offsets 28-29, inside glibc's 32-byte
+ * struct rseq); nothing ever grants, so these are the uncontended,
+ * not-granted costs.  Every other getauxval/prctl goes to glibc.
+ *
+ * Build: cc -O2 -shared -fPIC -o fake_rseq.so fake_rseq.c -ldl
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+static int
+fake_slice(void)
+{
+	const char *v = getenv("PG_RSEQ_FAKE_SLICE");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
+unsigned long
+getauxval(unsigned long type)
+{
+	static unsigned long (*real) (unsigned long);
+
+	if (fake_slice() && type == 27)		/* AT_RSEQ_FEATURE_SIZE */
+		return 33;
+	if (fake_slice() && type == 28)		/* AT_RSEQ_ALIGN */
+		return 64;
+	if (real == NULL)
+		real = (unsigned long (*) (unsigned long)) dlsym(RTLD_NEXT, "getauxval");
+	return real(type);
+}
+
+int
+prctl(int option, ...)
+{
+	va_list		ap;
+	unsigned long a2, a3, a4, a5;
+
+	va_start(ap, option);
+	a2 = va_arg(ap, unsigned long);
+	a3 = va_arg(ap, unsigned long);
+	a4 = va_arg(ap, unsigned long);
+	a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (fake_slice() && option == 79)	/* PR_RSEQ_SLICE_EXTENSION */
+		return a2 == 1 ? 1 : 0;			/* GET: enabled; SET: ok */
+	return (int) syscall(SYS_prctl, option, a2, a3, a4, a5);
+}
 
 __attribute__((constructor)) static void
 fake_rseq_registration(void)
