@@ -272,6 +272,8 @@ typedef struct rseq_slice_state
 	uint8_t		waiting;		/* in wait_begin/wait_end at depth 1 */
 	uint8_t		pending;		/* a mode switch waits for depth 0 */
 	uint8_t		pending_mode;	/* the mode to switch to */
+	uint8_t		in_wait;		/* between wait_begin and wait_end, at any
+								 * depth (callers test it to skip wait_end) */
 	uint32_t	depth;			/* nesting depth: sections entered, not left
 								 * (not kept in mode off) */
 	volatile rseq_slice_area *area; /* registered area, NULL if none */
@@ -368,30 +370,10 @@ rseq_slice_sys_yield(rseq_slice_state *s)
  * also clears request without granting (return to user space after a
  * context switch, a grant refused for pending work) and that looks the same
  * here (bench/results/kernel-lab/README.md).  yields_in_grant = s_yielded
- * exactly in every measurement.  Only reached when the kernel acted.
+ * exactly in every measurement.  Only reached when the kernel acted: out of
+ * line (rseq_slice_kernel.c).
  */
-RSEQ_SLICE_INLINE unsigned
-rseq_slice_granted(rseq_slice_state *s, int granted)
-{
-	rseq_slice_counters *c = s->ctr;
-
-	c->grants++;
-	c->yields++;
-	if (!granted)
-	{
-		c->revoked++;
-		(void) rseq_slice_sys_yield(s);
-		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
-			RSEQ_SLICE_EV_YIELD_CALLED;
-	}
-	if (rseq_slice_sys_yield(s) == 1)
-	{
-		c->yields_in_grant++;
-		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED |
-			RSEQ_SLICE_EV_YIELDED;
-	}
-	return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
-}
+extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
 
 /*
  * rseq_slice_close_request: end the request window of the outermost section
@@ -429,6 +411,24 @@ rseq_slice_close_request(rseq_slice_state *s)
 			return rseq_slice_granted(s, 1);
 		return 0;
 	}
+}
+
+/* Close the upstream request window: the inline part of the above. */
+RSEQ_SLICE_INLINE unsigned
+rseq_slice_close_upstream(rseq_slice_state *s)
+{
+	volatile rseq_slice_area *a = s->area;
+	uint8_t		req,
+				g;
+
+	RSEQ_SLICE_BARRIER();
+	req = a->slice.ctrl.request;
+	a->slice.ctrl.request = 0;
+	RSEQ_SLICE_BARRIER();
+	g = a->slice.ctrl.granted;
+	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ 1)) != 0))
+		return rseq_slice_granted(s, g != 0);
+	return 0;
 }
 
 /* Open a request window (upstream or poc mode). */
@@ -485,17 +485,19 @@ extern unsigned rseq_slice_cleared_at_leave(rseq_slice_state *s);
  * the kernel clears rseq_cs before delivering a signal) is left alone
  * until the kernel clears it; it then acts as the marker.
  */
+/* The bodies of rseq_slice_enter after the dispatch (see RSEQ_SLICE_DISPATCH). */
 RSEQ_SLICE_INLINE void
-rseq_slice_enter(rseq_slice_state *s, unsigned kind)
+rseq_slice_enter_measure(rseq_slice_state *s)
 {
-	RSEQ_SLICE_DISPATCH(s, off, other);
-	/* measure */
 	s->depth++;
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
 		rseq_slice_cleared_at_enter(s);
 	RSEQ_SLICE_BARRIER();
-	return;
-other:
+}
+
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_other(rseq_slice_state *s, unsigned kind)
+{
 	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
 	{
 		volatile rseq_slice_area *a = s->area;
@@ -511,6 +513,16 @@ other:
 	else
 		rseq_slice_enter_slow(s, kind);
 	RSEQ_SLICE_BARRIER();
+}
+
+RSEQ_SLICE_INLINE void
+rseq_slice_enter(rseq_slice_state *s, unsigned kind)
+{
+	RSEQ_SLICE_DISPATCH(s, off, other);
+	rseq_slice_enter_measure(s);
+	return;
+other:
+	rseq_slice_enter_other(s, kind);
 off:
 	return;
 }
@@ -532,19 +544,21 @@ off:
  * report).  Upstream, at depth 1 -> 0 the request window is closed; a grant
  * costs one rseq_slice_yield.
  */
+/* The bodies of rseq_slice_leave after the dispatch. */
 RSEQ_SLICE_INLINE unsigned
-rseq_slice_leave(rseq_slice_state *s)
+rseq_slice_leave_measure(rseq_slice_state *s)
 {
-	unsigned	ev = 0;
-
-	RSEQ_SLICE_BARRIER();
-	RSEQ_SLICE_DISPATCH(s, off, other);
-	/* measure */
 	s->depth--;
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
 		return rseq_slice_cleared_at_leave(s);
 	return 0;
-other:
+}
+
+RSEQ_SLICE_INLINE unsigned
+rseq_slice_leave_other(rseq_slice_state *s)
+{
+	unsigned	ev = 0;
+
 	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
 	{
 		uint32_t	d = --s->depth;
@@ -552,11 +566,20 @@ other:
 		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
 			ev = rseq_slice_cleared_at_leave(s);
 		if (d == 0)
-			ev |= rseq_slice_close_request(s);
+			ev |= rseq_slice_close_upstream(s);
+		return ev;
 	}
-	else
-		ev = rseq_slice_leave_slow(s);
-	return ev;
+	return rseq_slice_leave_slow(s);
+}
+
+RSEQ_SLICE_INLINE unsigned
+rseq_slice_leave(rseq_slice_state *s)
+{
+	RSEQ_SLICE_BARRIER();
+	RSEQ_SLICE_DISPATCH(s, off, other);
+	return rseq_slice_leave_measure(s);
+other:
+	return rseq_slice_leave_other(s);
 off:
 	return 0;
 }
@@ -570,7 +593,9 @@ off:
  * re-requests once the lock is held.  Outer sections (depth > 1) stay
  * extended: the thread really holds other locks while it waits; a
  * deschedule during such a wait is charged to the enclosing lock.  While
- * a depth-1 section waits, the slow path is in force.
+ * a depth-1 section waits, the slow path is in force.  in_wait is set from
+ * wait_begin to wait_end at any depth, so that a caller can skip wait_end
+ * after an acquisition that did not wait with one test.
  * Returns the events of the closed request window.  Contended path only.
  */
 RSEQ_SLICE_INLINE void
@@ -595,7 +620,10 @@ rseq_slice_wait_begin(rseq_slice_state *s)
 {
 	unsigned	ev = 0;
 
-	if (s->mode == RSEQ_SLICE_MODE_OFF || s->depth != 1 || s->waiting)
+	if (s->mode == RSEQ_SLICE_MODE_OFF || s->in_wait)
+		return 0;
+	s->in_wait = 1;
+	if (s->depth != 1 || s->waiting)
 		return 0;
 	if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
 		ev = rseq_slice_close_request(s);
@@ -609,6 +637,7 @@ rseq_slice_wait_end(rseq_slice_state *s)
 {
 	if (s->mode == RSEQ_SLICE_MODE_OFF)
 		return;
+	s->in_wait = 0;
 	if (!s->waiting)
 	{
 		/*

@@ -606,6 +606,29 @@ rseq_slice_set_detail(rseq_slice_state *s, int detail)
  * ----------
  */
 
+unsigned
+rseq_slice_granted(rseq_slice_state *s, int granted)
+{
+	rseq_slice_counters *c = s->ctr;
+
+	c->grants++;
+	c->yields++;
+	if (!granted)
+	{
+		c->revoked++;
+		(void) rseq_slice_sys_yield(s);
+		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
+			RSEQ_SLICE_EV_YIELD_CALLED;
+	}
+	if (rseq_slice_sys_yield(s) == 1)
+	{
+		c->yields_in_grant++;
+		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED |
+			RSEQ_SLICE_EV_YIELDED;
+	}
+	return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
+}
+
 /* Re-arm the marker if the kernel cleared it (never over a foreign one). */
 static inline void
 rseq_slice_rearm(rseq_slice_state *s)
