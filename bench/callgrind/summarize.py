@@ -622,7 +622,53 @@ def main():
         S.append('| spinlock + wait-list section, remainder estimate (see decomposition) | %s |' % ' | '.join(
             fmt_f(x[6] / spin_n) if spin_n else 'n/a' for x in parts))
     S.append('')
+    # ---- the cost budget (issue 10 targets), per configuration
+    TARGETS = {   # config: (whole-workload Ir ratio, LWLock pair, spinlock section, buffer header section)
+        'off': (1.004, 10, 4, 4),
+        'measure': (1.015, 30, 15, 12),
+        'upstream': (1.020, 35, 18, 15),
+    }
+    tcfg = [n for n in others if n in TARGETS]
+    if tcfg and s.ncalls('GetRedoRecPtr') and bufhdr_unit(s) is not None and s.ncalls('LWLockRelease'):
+        def pair(p):
+            return per(p.incl('LWLockAcquire'), p.ncalls('LWLockAcquire')) + \
+                per(p.incl('LWLockRelease'), p.ncalls('LWLockRelease'))
+        sv = per(s.selfc('GetRedoRecPtr'), s.ncalls('GetRedoRecPtr'))
+        S.append('### Against the cost budget')
+        S.append('')
+        S.append('Targets of the lock path\'s cost budget (extra over stock; "ok" when the figure is at or '
+                 'below the target). upstream is measured with fake_rseq.so playing a kernel with the slice '
+                 'extension enabled that never grants.')
+        S.append('')
+        S.append('| configuration | Ir ratio (target) | LWLock pair (target) | spinlock section (target) | '
+                 'buffer header section (target) |')
+        S.append('| --- | ---: | ---: | ---: | ---: |')
+        for n in tcfg:
+            p = first(n)
+            t = TARGETS[n]
+            got = (total(n) / base, pair(p) - pair(s),
+                   per(p.selfc('GetRedoRecPtr'), p.ncalls('GetRedoRecPtr')) - sv,
+                   bufhdr_unit(p) - bufhdr_unit(s))
+            cells = []
+            for k, (g, tg) in enumerate(zip(got, t)):
+                f = ('%.4f' % g) if k == 0 else fmt_f(g)
+                cells.append('%s (%s) %s' % (f, ('%.3f' % tg) if k == 0 else tg, 'ok' if g <= tg + 1e-9 else '**over**'))
+            S.append('| %s | %s |' % (n, ' | '.join(cells)))
+            for r in rows:
+                if r['config'] == n:
+                    r['extra_lw_pair_incl'] = '%.3f' % got[1]
+                    r['extra_spinlock_section'] = '%.3f' % got[2]
+                    r['extra_bufhdr_section'] = '%.3f' % got[3]
+        S.append('')
     L[summary_at:summary_at] = S
+    # summary.csv again, now with the per-section figures (same run, same numbers as report.md)
+    keys = list(rows[0].keys()) + [k for k in ('extra_lw_pair_incl', 'extra_spinlock_section',
+                                                'extra_bufhdr_section') if k not in rows[0]]
+    with open(os.path.join(a.out, 'summary.csv'), 'w', newline='') as f:
+        w = csv.DictWriter(f, fieldnames=keys, restval='')
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
 
     with open(os.path.join(a.out, 'report.md'), 'w') as f:
         f.write('\n'.join(L))
