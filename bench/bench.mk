@@ -51,10 +51,14 @@ CHECK_TARGETS += micro-check
 #                       (stock vs patched:auto) and a tiny patched:off vs
 #                       patched:auto run of hot-lwlock and eviction, each
 #                       checked by bench/check-run (files, row counts, tps > 0,
-#                       counters sane; never a speed threshold), plus the
-#                       driver's statistics self-test and bench/kernel-lab/check-lab
+#                       counters sane; the report's smoke-test note, scale and
+#                       load warnings, pgbench per side and ratio plot against
+#                       results.json; clean server logs; never a speed
+#                       threshold), plus the driver's self-test (statistics and
+#                       report rules) and bench/kernel-lab/check-lab
 #                       (lab scripts' option checks, pg-summary.py on a fixture
-#                       with known answers; no guest).  Output in
+#                       with known answers, tools/apt-get-wait with a stub
+#                       apt-get and a held lock; no guest).  Output in
 #                       $(BUILD)/bench-check.
 #   make bench-deps     install what the driver needs (cmake, g++,
 #                       libboost-dev for Boost.Math, gnuplot-nox) if missing.

@@ -622,7 +622,9 @@ static void check_installation(const Side& s) {
     for (const char* p : {"postgres", "pgbench", "initdb", "pg_ctl"})
         if (access((s.prefix + "/bin/" + p).c_str(), X_OK) != 0)
             throw Error("side " + std::string(1, s.id) + " (" + s.label() + "): " + s.prefix + "/bin/" + p +
-                        " not found; build it with `make postgres` (and `make ext-install`)");
+                        " not found; build it with `make postgres` (and `make ext-install`), or point --pg-dir "
+                        "(PGRSEQ_PG_DIR) or --" + (s.flavour == "stock" ? std::string("stock") : s.flavour == "patched" ? std::string("patched") : std::string("cassert")) +
+                        "-prefix at an existing build");
 }
 
 }  // namespace bench

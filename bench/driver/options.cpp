@@ -178,7 +178,8 @@ bool parse_options(int argc, char** argv, Options& o) {
 
     auto need = [&](int& i, const std::string& name, std::string& inline_val) -> std::string {
         if (!inline_val.empty()) return inline_val;
-        if (i + 1 >= argc) throw UsageError(name + " needs a value");
+        if (i + 1 >= argc || starts_with(argv[i + 1], "--"))
+            throw UsageError(name + " needs a value" + (i + 1 < argc ? std::string(" (got option ") + argv[i + 1] + ")" : ""));
         return argv[++i];
     };
     for (int i = 1; i < argc; i++) {

@@ -113,7 +113,7 @@ std::vector<std::string> load_warnings(const RunData& d) {
         double l1 = atof(d.machine.at("loadavg_start").c_str());
         if (l1 > ncpu)
             out.push_back(fmt("the 1-minute load average was %.2f at the start, more than one runnable task per CPU "
-                              "(%d CPUs): the machine was busy in the minute before the run",
+                              "(%d CPUs): the machine was busy in the minute before the run (another bench run counts too)",
                               l1, ncpu));
     }
     double sum = 0, max = -1;
