@@ -173,7 +173,12 @@ FORCE:
 # ---------------------------------------------------------------------------
 # $(call apt_install,PACKAGES): install the Debian packages of the list that
 # are missing (dpkg-query), running `apt-get update` only if a first install
-# fails.  Used by every *-deps target of the project.
+# fails.  Used by every *-deps target of the project.  apt-get runs through
+# tools/apt-get-wait: when another apt or dpkg holds its lock, it waits up to
+# APT_LOCK_TIMEOUT seconds (default 600) and says which process it waits for,
+# instead of failing at once.
+APT_LOCK_TIMEOUT ?= 600
+APT_GET_WAIT     := $(CURDIR)/tools/apt-get-wait
 define apt_install
 have=" $$({ dpkg-query -W -f='$${db:Status-Abbrev}$${Package}\n' $(1) 2>/dev/null || true; } | awk '$$1 == "ii" {printf "%s ", $$2}')"; \
 missing=""; \
@@ -181,9 +186,9 @@ for p in $(1); do case "$$have" in *" $$p "*) ;; *) missing="$$missing $$p";; es
 if [ -n "$$missing" ]; then \
   sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
   $(call msg,installing$$missing); \
-  export DEBIAN_FRONTEND=noninteractive; \
-  $$sudo apt-get install -y -q --no-install-recommends $$missing \
-  || { $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends $$missing; }; \
+  aptw="$$sudo env DEBIAN_FRONTEND=noninteractive APT_LOCK_TIMEOUT=$(APT_LOCK_TIMEOUT) $(APT_GET_WAIT)"; \
+  $$aptw install -y -q --no-install-recommends $$missing \
+  || { $$aptw update -q && $$aptw install -y -q --no-install-recommends $$missing; }; \
 fi
 endef
 
@@ -211,9 +216,9 @@ else
 	@mkdir -p $(APT_DIR)/state/lists/partial $(APT_DIR)/cache/archives/partial $(APT_DIR)/download
 	@echo "deb-src $(DEBIAN_MIRROR) $(PG_SUITE) main" > $(APT_DIR)/sources.list
 	@$(call msg,apt-get update (private config in $(APT_DIR), $(PG_SUITE) deb-src only))
-	@apt-get -q $(APT_OPTS) update
+	@APT_LOCK_TIMEOUT=$(APT_LOCK_TIMEOUT) $(APT_GET_WAIT) -q $(APT_OPTS) update
 	@$(call msg,apt-get source --download-only $(PG_SRC_PACKAGE))
-	@cd $(APT_DIR)/download && rm -f ./* && apt-get -q $(APT_OPTS) source --download-only $(PG_SRC_PACKAGE)
+	@cd $(APT_DIR)/download && rm -f ./* && APT_LOCK_TIMEOUT=$(APT_LOCK_TIMEOUT) $(APT_GET_WAIT) -q $(APT_OPTS) source --download-only $(PG_SRC_PACKAGE)
 	@orig=$$(ls $(APT_DIR)/download/$(PG_SRC_PACKAGE)_*.orig.tar.* | grep -v '\.asc$$' | head -1); \
 	test -f "$$orig" || { echo "no orig tarball in $(APT_DIR)/download" >&2; exit 1; }; \
 	$(call msg,unpacking $$orig); \
@@ -371,4 +376,18 @@ CHECK_TARGETS := postgres-check
 PG_RSEQ_MAKEFILES := $(foreach d,$(patsubst %/,%,$(filter-out build/,$(wildcard */))),$(wildcard $(d)/$(d).mk))
 -include $(PG_RSEQ_MAKEFILES)
 
+# make check's last line says so when the assertion-enabled build was not
+# part of it (a fresh clone has CASSERT=0 and no patched-cassert build).
+define cassert_skip_note
+if [ "$(CASSERT)" != 1 ]; then \
+  if [ -f $(PG_CASSERT_STAMP) ]; then \
+    $(call msg,SKIP: CASSERT=0: postgres-check and lock-check ran on patched$(comma) not patched-cassert (ext-check did test patched-cassert): make check CASSERT=1 for all of them); \
+  else \
+    $(call msg,SKIP: patched-cassert not built (CASSERT=0): make postgres CASSERT=1 then make check); \
+  fi; \
+fi
+endef
+comma := ,
+
 check: $(CHECK_TARGETS)
+	@$(cassert_skip_note)

@@ -44,15 +44,21 @@ CHECK_TARGETS += micro-check
 #   make bench          bench/run $(BENCH_ARGS): stock against patched:auto
 #                       by default; e.g. make bench BENCH_ARGS="--full" or
 #                       BENCH_ARGS="--a patched:off --b patched:auto --quick".
-#                       Results in bench/results/run-<date>/ (or --out DIR).
+#                       Results in $(BUILD)/bench-results/run-<date>-<time>/
+#                       (outside git; --out DIR for another place, e.g.
+#                       --out bench/results/NAME to commit a run).
 #   make bench-check    smoke test (part of `make check`): the --quick preset
 #                       (stock vs patched:auto) and a tiny patched:off vs
 #                       patched:auto run of hot-lwlock and eviction, each
 #                       checked by bench/check-run (files, row counts, tps > 0,
-#                       counters sane; never a speed threshold), plus the
-#                       driver's statistics self-test and bench/kernel-lab/check-lab
+#                       counters sane; the report's smoke-test note, scale and
+#                       load warnings, pgbench per side and ratio plot against
+#                       results.json; clean server logs; never a speed
+#                       threshold), plus the driver's self-test (statistics and
+#                       report rules) and bench/kernel-lab/check-lab
 #                       (lab scripts' option checks, pg-summary.py on a fixture
-#                       with known answers; no guest).  Output in
+#                       with known answers, tools/apt-get-wait with a stub
+#                       apt-get and a held lock; no guest).  Output in
 #                       $(BUILD)/bench-check.
 #   make bench-deps     install what the driver needs (cmake, g++,
 #                       libboost-dev for Boost.Math, gnuplot-nox) if missing.
@@ -64,7 +70,10 @@ BENCH_BUILD := $(BUILD)/bench
 BENCH_ARGS  ?=
 BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3 python3-scipy
 BENCH_CHECK_OUT := $(BUILD)/bench-check
-BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_config $(BENCH_DIR)/run
+# Runs without --out go to $(BUILD)/bench-results/run-<date>-<time>.
+BENCH_RESULTS := $(BUILD)/bench-results
+BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_config PGRSEQ_PG_DIR=$(PG_DIR) \
+               PGRSEQ_BENCH_RESULTS=$(BENCH_RESULTS) $(BENCH_DIR)/run
 
 .PHONY: bench bench-check bench-deps bench-build
 

@@ -43,7 +43,8 @@ struct Options {
     int duration = 20;                      // s per measured round
     int warmup = 10;                        // s per warm-up round
     int rounds = 5;                         // measured rounds per side per configuration
-    int scale = 10;                         // select-only, tpcb
+    int scale = 10;                         // select-only (and tpcb unless tpcb_scale)
+    int tpcb_scale = 0;                     // tpcb; 0: same as scale
     int eviction_scale = 6;                 // eviction
     std::string shared_buffers = "256MB";
     std::string eviction_shared_buffers = "16MB";
@@ -54,6 +55,7 @@ struct Options {
     std::string out;
     std::string work;
     bool keep_work = false;
+    std::string pg_dir;                     // holds stock/, patched/, patched-cassert/
     std::string stock_prefix, patched_prefix, cassert_prefix;
     std::string run_as;
     std::string preset;  // "", quick, full
@@ -93,7 +95,12 @@ struct Round {
     int64_t xacts = 0, failed = 0;
     double tps = 0, lat_avg = 0, lat_sd = 0, conn_ms = 0;
     LoadAvg load_before, load_after;
-    double cpu_busy_pct = 0;  // whole machine, during pgbench
+    double cpu_busy_pct = 0;  // whole machine, during pgbench: all but idle and iowait (nice, steal included)
+    double cpu_nice_pct = 0;  // of the machine: niced user time (background work started with nice)
+    double cpu_steal_pct = 0; // of the machine: taken by the hypervisor
+    double cpu_other_pct = -1;  // of the machine: busy minus this run's processes (driver, pgbench, hogs,
+                                // both servers); -1: not measured
+    std::string others_top;   // busiest other processes: "cc1 95%, make 3%" (% of one CPU)
     int hogs = 0;
     Counters c;
     std::vector<TrancheRow> tranches;
@@ -134,6 +141,10 @@ struct RunData {
     std::map<std::string, std::string> machine;
     std::string git_commit;
     bool git_dirty = false;
+    struct PgbenchBin {
+        std::string path, version;  // per side: prefix/bin/pgbench, `pgbench --version`
+    } pgbench[2];
+    int nice = 0;                    // the driver's nice value (its children inherit it)
     std::vector<Config> configs;
     std::vector<Round> rounds;
     std::vector<ClusterInfo> clusters;
@@ -146,6 +157,29 @@ void append_csv_row(const std::string& path, const Round& r);
 void write_tranche_header(const std::string& path);
 void append_tranche_rows(const std::string& path, const Round& r);
 void write_json(const std::string& path, const RunData& d);
+// The report's rules, also used by the self-test:
+// intervals and p-values need this many measured rounds per side
+constexpr int kMinRoundsForIntervals = 3;
+// what a table cell says instead of an interval or p-value below that
+std::string too_few_rounds_note(const Options& o);
+// the scale a workload runs at
+int workload_scale(const Options& o, const std::string& workload);
+// "WARNING ..." sentences: tpcb with scale < clients
+std::vector<std::string> scale_warnings(const Options& o);
+// "WARNING ..." reasons why the machine was not idle (empty: it was)
+constexpr double kOtherCpuWarnPct = 5;        // mean over measured rounds, % of the machine
+constexpr double kOtherCpuRoundWarnPct = 25;  // any one measured round
+constexpr double kOtherCpuStartWarnPct = 10;  // the 1 s sample before the first round
+std::vector<std::string> load_warnings(const RunData& d);
+// The y range of the log-scale ratio plot: every point estimate and 1, and
+// the whiskers clipped to [1/kRatioClip, kRatioClip] (or a factor 1.25
+// beyond the outermost point estimate, if further); clipped is set when a
+// whisker reaches beyond the range.
+constexpr double kRatioClip = 2.0;
+void ratio_axis(const std::vector<double>& points, const std::vector<double>& whisker_ends, double& lo, double& hi,
+                bool& clipped);
+// Checks the rules above; prints failures, returns how many failed.
+int report_self_test();
 void write_report(const std::string& path, const RunData& d, const std::vector<std::string>& plots);
 std::vector<std::string> make_plots(const std::string& outdir, const RunData& d, std::string& note);
 

@@ -17,9 +17,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 
+#include <set>
+
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -55,11 +59,7 @@ static const Workload& workload(const Options& o, const std::string& name) {
     throw Error("unknown workload " + name);
 }
 
-static int workload_scale(const Options& o, const Workload& w) {
-    if (w.eviction) return o.eviction_scale;
-    if (w.name == "hot-lwlock") return 1;
-    return o.scale;
-}
+static int workload_scale(const Options& o, const Workload& w) { return workload_scale(o, w.name); }
 
 static void say(const std::string& s) {
     fprintf(stdout, "%s\n", s.c_str());
@@ -107,6 +107,91 @@ static double remaining(const Options& o, const Eta& e, size_t wi, size_t ci, in
             t += cfg_time((w == wi && c == ci) ? k : 0);
     }
     return t;
+}
+
+// ---------------------------------------------------------------------------
+// CPU time: the machine's (/proc/stat) and this run's processes' (/proc/PID/stat)
+// ---------------------------------------------------------------------------
+// A snapshot of the machine's CPU counters and of every process.
+struct CpuSnapshot {
+    CpuTimes machine;
+    std::vector<ProcStat> procs;
+};
+static CpuSnapshot cpu_snapshot() {
+    CpuSnapshot s;
+    s.procs = read_procs();
+    s.machine = read_cpu_times();
+    return s;
+}
+
+// Ticks of this run's processes: the trees below `roots` (the driver, whose
+// reaped children pgbench, hogs, pg_ctl and top are in its cutime, and the
+// postmasters, whose reaped backends are in theirs).  Every process in the
+// trees counts utime + stime + cutime + cstime, so a child reaped between
+// two snapshots moves from its own line to its parent's cutime.
+static uint64_t own_ticks(const CpuSnapshot& s, const std::set<int>& roots, std::set<int>* own) {
+    std::map<int, std::vector<const ProcStat*>> kids;
+    std::map<int, const ProcStat*> by_pid;
+    for (auto& p : s.procs) {
+        kids[p.ppid].push_back(&p);
+        by_pid[p.pid] = &p;
+    }
+    std::set<int> seen;
+    std::vector<int> todo(roots.begin(), roots.end());
+    uint64_t t = 0;
+    while (!todo.empty()) {
+        int pid = todo.back();
+        todo.pop_back();
+        if (!seen.insert(pid).second) continue;
+        auto it = by_pid.find(pid);
+        if (it != by_pid.end()) t += it->second->ticks + it->second->child_ticks;
+        for (auto* c : kids[pid]) todo.push_back(c->pid);
+    }
+    if (own) *own = seen;
+    return t;
+}
+
+struct CpuUse {
+    double busy_pct = 0, nice_pct = 0, steal_pct = 0;  // of the machine
+    double other_pct = -1;                             // of the machine; -1 unknown
+    std::string others_top;                            // "cc1 95%, make 3%" (% of one CPU)
+};
+// What the machine did between two snapshots, and how much of it was not
+// this run's processes.
+static CpuUse cpu_use(const CpuSnapshot& a, const CpuSnapshot& b, const std::set<int>& roots, int ncpu) {
+    CpuUse u;
+    if (b.machine.total <= a.machine.total) return u;
+    double total = static_cast<double>(b.machine.total - a.machine.total);
+    u.busy_pct = 100.0 * (b.machine.busy - a.machine.busy) / total;
+    u.nice_pct = 100.0 * (b.machine.nice - a.machine.nice) / total;
+    u.steal_pct = 100.0 * (b.machine.steal - a.machine.steal) / total;
+    std::set<int> own_a, own_b;
+    uint64_t oa = own_ticks(a, roots, &own_a), ob = own_ticks(b, roots, &own_b);
+    double own = ob >= oa ? static_cast<double>(ob - oa) : 0.0;
+    double busy = static_cast<double>(b.machine.busy - a.machine.busy);
+    u.other_pct = std::max(0.0, std::min(100.0, 100.0 * (busy - own) / total));
+    // The busiest other processes still alive at the end (those started
+    // during the interval with all their time; those that ended before it
+    // are in other_pct but cannot be named).
+    std::map<int, const ProcStat*> before;
+    for (auto& p : a.procs) before[p.pid] = &p;
+    std::map<std::string, double> by_comm;
+    for (auto& p : b.procs) {
+        if (own_b.count(p.pid) || own_a.count(p.pid)) continue;
+        auto it = before.find(p.pid);
+        uint64_t t0 = it == before.end() ? 0 : it->second->ticks;
+        if (p.ticks < t0) continue;
+        by_comm[p.comm] += static_cast<double>(p.ticks - t0);
+    }
+    std::vector<std::pair<double, std::string>> v;
+    double one_cpu = total / std::max(1, ncpu);
+    for (auto& [c, t] : by_comm)
+        if (100.0 * t / one_cpu >= 1.0) v.push_back({100.0 * t / one_cpu, c});
+    std::sort(v.rbegin(), v.rend());
+    std::vector<std::string> top;
+    for (size_t i = 0; i < v.size() && i < 5; i++) top.push_back(fmt("%s %.0f%%", v[i].second.c_str(), v[i].first));
+    u.others_top = join(top, ", ");
+    return u;
 }
 
 // ---------------------------------------------------------------------------
@@ -208,6 +293,7 @@ private:
     int k_ = 0, setups_done_ = 0;
     std::string csv_, tranche_csv_;
     bool counters_[2] = {false, false};
+    std::set<int> roots_;  // the driver and the running postmasters: this run's CPU use
 };
 
 std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, ClusterInfo& info) {
@@ -230,6 +316,7 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
     write_file(o_.out + "/" + info.conf_file, info.conf);
     cl->start();
     info.port = cl->port();
+    if (int pm = cl->postmaster_pid()) roots_.insert(pm);
 
     bool has_guc = cl->scalar("SELECT count(*) FROM pg_settings WHERE name = 'rseq_slice_mode'").value_or("0") == "1";
     if (s.patched && !has_guc)
@@ -384,7 +471,7 @@ void Runner::run_round_once(Cluster& cl, const Side& s, const Workload& w, const
 
     r.start_utc = utc_timestamp();
     r.load_before = read_loadavg();
-    CpuTimes c0 = read_cpu_times();
+    CpuSnapshot c0 = cpu_snapshot();
     SpawnOpts po;
     po.as_run_user = true;
     po.out_path = logp;
@@ -392,9 +479,14 @@ void Runner::run_round_once(Cluster& cl, const Side& s, const Workload& w, const
     po.cwd = o_.work;
     pid_t pid = spawn(argv, po);
     int st = wait_child(pid, r.duration + 120 + cfg.clients, "pgbench");
-    CpuTimes c1 = read_cpu_times();
+    CpuSnapshot c1 = cpu_snapshot();
     r.load_after = read_loadavg();
-    if (c1.total > c0.total) r.cpu_busy_pct = 100.0 * (c1.busy - c0.busy) / (c1.total - c0.total);
+    CpuUse use = cpu_use(c0, c1, roots_, o_.ncpu);
+    r.cpu_busy_pct = use.busy_pct;
+    r.cpu_nice_pct = use.nice_pct;
+    r.cpu_steal_pct = use.steal_pct;
+    r.cpu_other_pct = use.other_pct;
+    r.others_top = use.others_top;
     if (counters) read_counters(cl, r);
     hogs_.stop();
     r.wall = now_mono() - t0;
@@ -419,8 +511,14 @@ void Runner::run_round_once(Cluster& cl, const Side& s, const Workload& w, const
     if (r.c.present && r.xacts > 0)
         extra = fmt(", %.2f deschedules and %.2f grants /1000 xacts", 1000.0 * r.c.v["descheduled_while_holding"] / r.xacts,
                     1000.0 * r.c.v["grants"] / r.xacts);
-    say(fmt("[round %d/%d]   %.1f tps, latency %.3f ms (sd %.3f)%s, load %.1f->%.1f, cpu %.0f%%", r.index, total_rounds_,
-            r.tps, r.lat_avg, r.lat_sd, extra.c_str(), r.load_before.l1, r.load_after.l1, r.cpu_busy_pct));
+    say(fmt("[round %d/%d]   %.1f tps, latency %.3f ms (sd %.3f)%s, load %.1f->%.1f, cpu %.0f%% (niced %.0f%%, "
+            "other processes %.0f%%%s%s)",
+            r.index, total_rounds_, r.tps, r.lat_avg, r.lat_sd, extra.c_str(), r.load_before.l1, r.load_after.l1,
+            r.cpu_busy_pct, r.cpu_nice_pct, r.cpu_other_pct, r.others_top.empty() ? "" : ": ", r.others_top.c_str()));
+    if (!r.warmup && r.cpu_other_pct > kOtherCpuRoundWarnPct)
+        say(fmt("[round %d/%d]   WARNING: other processes used %.0f%% of the machine during this round: its figures "
+                "are not results",
+                r.index, total_rounds_, r.cpu_other_pct));
 }
 
 void Runner::write_outputs(bool final_plots) {
@@ -438,6 +536,7 @@ void Runner::write_outputs(bool final_plots) {
 }
 
 void Runner::run() {
+    roots_.insert(static_cast<int>(getpid()));
     mkdirs(o_.out + "/logs");
     mkdirs(o_.out + "/conf");
     mkdirs(o_.work);
@@ -480,6 +579,7 @@ void Runner::run() {
         }
         // Stop both servers, keep their logs, drop the clusters.
         for (auto* cl : {ca.get(), cb.get()}) {
+            if (int pm = cl->postmaster_pid()) roots_.erase(pm);
             cl->stop(false);
         }
         for (const Side* s : {&o_.a, &o_.b}) {
@@ -504,8 +604,14 @@ static void print_plan(const Options& o) {
     say("  clients: " + join(cs, ", ") + fmt(" (%d CPUs)", o.ncpu));
     say(fmt("  per configuration and side: 1 warm-up round of %d s + %d rounds of %d s; hogs %d", o.warmup, o.rounds,
             o.duration, o.hogs));
-    say(fmt("  scale %d (eviction %d, shared_buffers %s / eviction %s), protocol %s", o.scale, o.eviction_scale,
+    std::vector<std::string> sc;
+    for (auto& w : o.workloads) sc.push_back(w + " " + std::to_string(workload_scale(o, w)));
+    say(fmt("  scale: %s (shared_buffers %s / eviction %s), protocol %s", join(sc, ", ").c_str(),
             o.shared_buffers.c_str(), o.eviction_shared_buffers.c_str(), o.protocol.c_str()));
+    for (auto& w : scale_warnings(o)) say("  " + w);
+    if (o.rounds < kMinRoundsForIntervals)
+        say(fmt("  note: %d measured round%s per side: a smoke test, no intervals or p-values (they need %d)", o.rounds,
+                o.rounds == 1 ? "" : "s", kMinRoundsForIntervals));
     say("  output: " + o.out + (o.work != o.out + "/work" ? " (clusters in " + o.work + ")" : ""));
     Eta e;
     say("  estimated time: " + human_duration(remaining(o, e, 0, 0, 0, 0)) +
@@ -516,7 +622,9 @@ static void check_installation(const Side& s) {
     for (const char* p : {"postgres", "pgbench", "initdb", "pg_ctl"})
         if (access((s.prefix + "/bin/" + p).c_str(), X_OK) != 0)
             throw Error("side " + std::string(1, s.id) + " (" + s.label() + "): " + s.prefix + "/bin/" + p +
-                        " not found; build it with `make postgres` (and `make ext-install`)");
+                        " not found; build it with `make postgres` (and `make ext-install`), or point --pg-dir "
+                        "(PGRSEQ_PG_DIR) or --" + (s.flavour == "stock" ? std::string("stock") : s.flavour == "patched" ? std::string("patched") : std::string("cassert")) +
+                        "-prefix at an existing build");
 }
 
 }  // namespace bench
@@ -533,7 +641,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     const Options& o = d.opt;
-    if (o.self_test) return stats_self_test() == 0 ? 0 : 1;
+    if (o.self_test) {
+        int bad = stats_self_test();
+        bad += report_self_test();
+        printf("self-test: %s\n", bad ? "FAILED" : "all passed");
+        return bad == 0 ? 0 : 1;
+    }
     for (auto& wn : o.workloads) {
         const Workload& w = workload(o, wn);
         if (!w.script.empty() && !file_exists(w.script)) {
@@ -560,11 +673,29 @@ int main(int argc, char** argv) {
         d.git_commit = trim(head);
         d.git_dirty = !trim(capture({"git", "-C", o.repo, "status", "--porcelain", "--untracked-files=no"})).empty();
         char cwd[4096];
-        // What else runs on the machine (second top iteration = current use).
+        // What else runs on the machine (second top iteration = current use),
+        // and the machine's CPU use over that second, without this run's
+        // processes (the driver and top).
         {
+            std::set<int> me = {static_cast<int>(getpid())};
+            CpuSnapshot s0 = cpu_snapshot();
             std::string top = capture({"top", "-b", "-n", "2", "-d", "1", "-w", "160"});
+            CpuSnapshot s1 = cpu_snapshot();
+            CpuUse u = cpu_use(s0, s1, me, o.ncpu);
             write_file(o.out + "/logs/top-start.txt", top);
             d.machine["busiest_start"] = top_summary(top);
+            d.machine["cpu_busy_start_pct"] = fmt("%.1f", u.busy_pct);
+            d.machine["cpu_nice_start_pct"] = fmt("%.1f", u.nice_pct);
+            d.machine["cpu_other_start_pct"] = fmt("%.1f", u.other_pct);
+            d.machine["others_start"] = u.others_top;
+        }
+        errno = 0;
+        d.nice = getpriority(PRIO_PROCESS, 0);
+        for (const Side* s : {&o.a, &o.b}) {
+            auto& pb = d.pgbench[s->id - 'A'];
+            pb.path = s->prefix + "/bin/pgbench";
+            pb.version = trim(capture({pb.path, "--version"}));
+            if (pb.version.empty()) pb.version = "unknown (pgbench --version failed)";
         }
         write_file(o.out + "/command.txt",
                    std::string("cd ") + shell_quote(getcwd(cwd, sizeof cwd) ? cwd : ".") + " && " +

@@ -30,9 +30,13 @@ Sides:
                      MODE one of off, measure, upstream, poc, auto (the
                      GUC rseq_slice_mode; default auto).  Example:
                      --a patched:off --b patched:auto
+  --pg-dir DIR       folder holding the installations stock/, patched/ and
+                     patched-cassert/ (default: $PGRSEQ_PG_DIR, else
+                     <repo>/build/pg), e.g. another clone's build/pg
   --stock-prefix DIR, --patched-prefix DIR, --cassert-prefix DIR
-                     installations (default <repo>/build/pg/stock, .../patched,
-                     .../patched-cassert)
+                     one installation (default PG_DIR/stock, PG_DIR/patched,
+                     PG_DIR/patched-cassert); each side runs the initdb,
+                     postgres and pgbench of its own installation
 
 Workload:
   --workloads LIST   comma list of select-only (pgbench -S), tpcb (built-in
@@ -49,6 +53,10 @@ Workload:
   --rounds N         measured rounds per side per configuration (default 5)
   --scale N          pgbench scale for select-only and tpcb (default 10:
                      1,000,000 accounts, ~150 MB); hot-lwlock uses scale 1
+  --tpcb-scale N     pgbench scale for tpcb alone (default: --scale; --quick:
+                     the largest client count).  pgbench's documentation asks
+                     for scale >= clients for TPC-B (each transaction updates
+                     one of `scale` branch rows); the report warns otherwise
   --eviction-scale N pgbench scale for eviction (default 6: pgbench_accounts
                      and its index ~95 MB, ~6x --eviction-shared-buffers)
   --shared-buffers SIZE           shared_buffers, PostgreSQL units or a plain number
@@ -63,14 +71,20 @@ Workload:
                      max_connections and the socket settings are refused)
 
 Presets (explicit options override them, wherever they stand):
-  --quick            smoke preset, under 3 minutes on 2 CPUs: select-only,tpcb;
-                     clients 1x,4x; 2 rounds of 4 s; 2 s warm-up; scale 1
+  --quick            smoke test, under 3 minutes on 2 CPUs: select-only,tpcb;
+                     clients 1x,4x; 2 rounds of 4 s; 2 s warm-up; scale 1,
+                     tpcb scale = the largest client count.  It checks that
+                     everything runs; its figures are not results: with fewer
+                     than 3 measured rounds per side the report gives no
+                     interval and no p-value (its tables say: n/a, smoke test)
   --full             the committed results' preset (~25 minutes on 2 CPUs):
                      all four workloads; clients 1x,16x,50x; 5 rounds of 10 s;
                      5 s warm-up; scale 10; eviction scale 6
 
 Output:
-  --out DIR          output folder (default bench/results/run-YYYYmmdd-HHMMSS)
+  --out DIR          output folder (default: $PGRSEQ_BENCH_RESULTS/run-YYYYmmdd-HHMMSS,
+                     PGRSEQ_BENCH_RESULTS defaulting to <repo>/build/bench-results,
+                     outside git; to commit a run, e.g. --out bench/results/NAME)
   --work DIR         cluster folder (default OUT/work; removed at the end
                      unless --keep-work; server logs are copied to OUT/logs)
   --keep-work        keep the clusters
@@ -151,6 +165,7 @@ bool parse_options(int argc, char** argv, Options& o) {
         o.duration = 4;
         o.warmup = 2;
         o.scale = 1;
+        o.tpcb_scale = -1;  // the largest client count, resolved below
     } else if (o.preset == "full") {
         workloads = "select-only,tpcb,hot-lwlock,eviction";
         clients = "1x,16x,50x";
@@ -163,7 +178,8 @@ bool parse_options(int argc, char** argv, Options& o) {
 
     auto need = [&](int& i, const std::string& name, std::string& inline_val) -> std::string {
         if (!inline_val.empty()) return inline_val;
-        if (i + 1 >= argc) throw UsageError(name + " needs a value");
+        if (i + 1 >= argc || starts_with(argv[i + 1], "--"))
+            throw UsageError(name + " needs a value" + (i + 1 < argc ? std::string(" (got option ") + argv[i + 1] + ")" : ""));
         return argv[++i];
     };
     for (int i = 1; i < argc; i++) {
@@ -197,6 +213,8 @@ bool parse_options(int argc, char** argv, Options& o) {
             o.rounds = parse_long(need(i, arg, val), "--rounds", 1, 10000);
         } else if (arg == "--scale") {
             o.scale = parse_long(need(i, arg, val), "--scale", 1, 100000);
+        } else if (arg == "--tpcb-scale") {
+            o.tpcb_scale = parse_long(need(i, arg, val), "--tpcb-scale", 1, 100000);
         } else if (arg == "--eviction-scale") {
             o.eviction_scale = parse_long(need(i, arg, val), "--eviction-scale", 1, 100000);
         } else if (arg == "--shared-buffers") {
@@ -238,6 +256,8 @@ bool parse_options(int argc, char** argv, Options& o) {
         } else if (arg == "--no-plots") {
             flag();
             o.plots = false;
+        } else if (arg == "--pg-dir") {
+            o.pg_dir = need(i, arg, val);
         } else if (arg == "--stock-prefix") {
             o.stock_prefix = need(i, arg, val);
         } else if (arg == "--patched-prefix") {
@@ -269,9 +289,14 @@ bool parse_options(int argc, char** argv, Options& o) {
     if (!size_ok(o.eviction_shared_buffers))
         throw UsageError("--eviction-shared-buffers: expected e.g. 16MB, got '" + o.eviction_shared_buffers + "'");
 
-    if (o.stock_prefix.empty()) o.stock_prefix = o.repo + "/build/pg/stock";
-    if (o.patched_prefix.empty()) o.patched_prefix = o.repo + "/build/pg/patched";
-    if (o.cassert_prefix.empty()) o.cassert_prefix = o.repo + "/build/pg/patched-cassert";
+    if (o.pg_dir.empty()) {
+        const char* e = getenv("PGRSEQ_PG_DIR");
+        o.pg_dir = e && *e ? e : o.repo + "/build/pg";
+    }
+    o.pg_dir = abs_path(o.pg_dir);
+    if (o.stock_prefix.empty()) o.stock_prefix = o.pg_dir + "/stock";
+    if (o.patched_prefix.empty()) o.patched_prefix = o.pg_dir + "/patched";
+    if (o.cassert_prefix.empty()) o.cassert_prefix = o.pg_dir + "/patched-cassert";
     o.stock_prefix = abs_path(o.stock_prefix);
     o.patched_prefix = abs_path(o.patched_prefix);
     o.cassert_prefix = abs_path(o.cassert_prefix);
@@ -313,7 +338,20 @@ bool parse_options(int argc, char** argv, Options& o) {
         }
     }
 
-    if (o.out.empty()) o.out = o.repo + "/bench/results/run-" + local_stamp();
+    // --quick: tpcb at scale >= clients (pgbench -i of scale 8 takes seconds),
+    // unless --scale or --tpcb-scale was given
+    if (o.tpcb_scale == -1) {
+        bool explicit_scale = false;
+        for (int i = 1; i < argc; i++)
+            if (std::string(argv[i]) == "--scale" || starts_with(argv[i], "--scale=")) explicit_scale = true;
+        o.tpcb_scale = explicit_scale ? 0 : std::max(o.scale, *std::max_element(o.clients.begin(), o.clients.end()));
+    }
+
+    if (o.out.empty()) {
+        const char* e = getenv("PGRSEQ_BENCH_RESULTS");
+        std::string root = e && *e ? e : o.repo + "/build/bench-results";
+        o.out = root + "/run-" + local_stamp();
+    }
     o.out = abs_path(o.out);
     if (o.work.empty()) o.work = o.out + "/work";
     o.work = abs_path(o.work);

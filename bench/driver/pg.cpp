@@ -148,10 +148,30 @@ void Cluster::start() {
     }
 }
 
+int Cluster::postmaster_pid() const {
+    try {
+        if (!file_exists(datadir() + "/postmaster.pid")) return 0;
+        long pid = strtol(read_file(datadir() + "/postmaster.pid").c_str(), nullptr, 10);
+        return pid > 1 ? static_cast<int>(pid) : 0;
+    } catch (...) {
+        return 0;
+    }
+}
+
 void Cluster::stop(bool immediate) {
     if (conn_) {
+        // The backend ends when it reads the Terminate message PQfinish
+        // sends; if the postmaster's shutdown signal reached it first, it
+        // would log "FATAL: terminating connection due to administrator
+        // command".  So wait for it to go (a loaded machine may not have
+        // scheduled it yet).
+        int backend = PQstatus(conn_) == CONNECTION_OK ? PQbackendPID(conn_) : 0;
         PQfinish(conn_);
         conn_ = nullptr;
+        if (backend > 0 && running_ && !immediate) {
+            double until = now_mono() + 10;
+            while (kill(backend, 0) == 0 && now_mono() < until) usleep(10000);
+        }
     }
     if (!running_) return;
     bool shielded = shield_signals(true);  // a ^C must not cut the stop short

@@ -31,7 +31,13 @@ public:
     std::string configure(const std::string& shared_buffers, int max_connections,
                           const std::vector<std::pair<std::string, std::string>>& extra);
     void start();
-    void stop(bool immediate);  // also closes the connection; safe to repeat
+    // Closes the driver's connection first and (unless immediate) waits up
+    // to 10 s for its backend to exit, so that the server log does not end
+    // with that backend's "FATAL: terminating connection due to
+    // administrator command"; then pg_ctl stop -m fast (immediate: -m
+    // immediate).  Safe to repeat.
+    void stop(bool immediate);
+    int postmaster_pid() const;  // from postmaster.pid; 0 if not running
     bool running() const { return running_; }
 
     QueryResult query(const std::string& sql);                      // one statement

@@ -20,7 +20,7 @@ void write_csv_header(const std::string& path) {
     std::string h =
         "round,config,workload,clients,threads,side,side_label,rep,warmup,start_utc,duration_s,wall_s,xacts,failed,"
         "tps,latency_avg_ms,latency_stddev_ms,conn_ms,load1_before,load5_before,load1_after,load5_after,"
-        "cpu_busy_pct,hogs";
+        "cpu_busy_pct,hogs,cpu_nice_pct,cpu_steal_pct,cpu_other_pct";
     for (auto& c : kCounterCols) h += "," + c;
     h += ",log\n";
     write_file(path, h);
@@ -33,7 +33,8 @@ void append_csv_row(const std::string& path, const Round& r) {
         << r.duration << ',' << fmt("%.3f", r.wall) << ',' << r.xacts << ',' << r.failed << ',' << fmt("%.3f", r.tps)
         << ',' << fmt("%.3f", r.lat_avg) << ',' << fmt("%.3f", r.lat_sd) << ',' << fmt("%.3f", r.conn_ms) << ','
         << fmt("%.2f,%.2f,%.2f,%.2f", r.load_before.l1, r.load_before.l5, r.load_after.l1, r.load_after.l5) << ','
-        << fmt("%.1f", r.cpu_busy_pct) << ',' << r.hogs;
+        << fmt("%.1f", r.cpu_busy_pct) << ',' << r.hogs << ',' << fmt("%.1f,%.1f", r.cpu_nice_pct, r.cpu_steal_pct)
+        << ',' << (r.cpu_other_pct >= 0 ? fmt("%.1f", r.cpu_other_pct) : std::string());
     for (auto& c : kCounterCols) {
         out << ',';
         if (r.c.present) out << r.c.v.at(c);  // empty: no counters (stock)
@@ -59,6 +60,209 @@ void append_tranche_rows(const std::string& path, const Round& r) {
 }
 
 // ---------------------------------------------------------------------------
+// The report's rules (declared in bench.hpp; report_self_test checks them)
+// ---------------------------------------------------------------------------
+std::string too_few_rounds_note(const Options& o) {
+    std::string n = fmt("%d round%s", o.rounds, o.rounds == 1 ? "" : "s");
+    if (o.preset == "quick") return "n/a (smoke test: " + n + ")";
+    return fmt("n/a (%s, need %d)", n.c_str(), kMinRoundsForIntervals);
+}
+
+int workload_scale(const Options& o, const std::string& w) {
+    if (w == "eviction") return o.eviction_scale;
+    if (w == "hot-lwlock") return 1;
+    if (w == "tpcb" && o.tpcb_scale > 0) return o.tpcb_scale;
+    return o.scale;
+}
+
+std::vector<std::string> scale_warnings(const Options& o) {
+    std::vector<std::string> out;
+    if (std::find(o.workloads.begin(), o.workloads.end(), "tpcb") == o.workloads.end() || o.clients.empty()) return out;
+    int scale = workload_scale(o, "tpcb");
+    std::vector<std::string> over;
+    for (int c : o.clients)
+        if (c > scale) over.push_back(std::to_string(c));
+    if (!over.empty())
+        out.push_back(fmt("WARNING: tpcb at scale %d with %s clients: pgbench's documentation asks for a scale at "
+                          "least as large as the number of clients for the TPC-B-like test (each transaction updates "
+                          "one row of pgbench_branches, which has scale = %d rows, so more clients than rows queue on "
+                          "its row locks); use --tpcb-scale %d or more",
+                          scale, join(over, ", ").c_str(), scale,
+                          *std::max_element(o.clients.begin(), o.clients.end())));
+    return out;
+}
+
+static double mget_num(const RunData& d, const std::string& k) {
+    auto it = d.machine.find(k);
+    if (it == d.machine.end() || it->second.empty()) return NAN;
+    return atof(it->second.c_str());
+}
+
+std::vector<std::string> load_warnings(const RunData& d) {
+    std::vector<std::string> out;
+    int ncpu = std::max(1, d.opt.ncpu);
+    double other0 = mget_num(d, "cpu_other_start_pct");
+    if (std::isfinite(other0) && other0 > kOtherCpuStartWarnPct) {
+        std::string who = d.machine.count("others_start") ? d.machine.at("others_start") : "";
+        out.push_back(fmt("before the first round other processes kept %.0f%% of the machine's CPU time busy (1 s "
+                          "sample, limit %.0f%%)",
+                          other0, kOtherCpuStartWarnPct) +
+                      (who.empty() ? "" : "; busiest: " + who));
+    }
+    if (d.machine.count("loadavg_start")) {
+        double l1 = atof(d.machine.at("loadavg_start").c_str());
+        if (l1 > ncpu)
+            out.push_back(fmt("the 1-minute load average was %.2f at the start, more than one runnable task per CPU "
+                              "(%d CPUs): the machine was busy in the minute before the run (another bench run counts too)",
+                              l1, ncpu));
+    }
+    double sum = 0, max = -1;
+    int n = 0;
+    const Round* worst = nullptr;
+    for (auto& r : d.rounds) {
+        if (r.warmup || r.cpu_other_pct < 0) continue;
+        sum += r.cpu_other_pct;
+        n++;
+        if (r.cpu_other_pct > max) {
+            max = r.cpu_other_pct;
+            worst = &r;
+        }
+    }
+    if (n > 0) {
+        double mean = sum / n;
+        if (mean > kOtherCpuWarnPct || max > kOtherCpuRoundWarnPct)
+            out.push_back(fmt("during the measured rounds other processes (not this run's pgbench, servers or hogs) "
+                              "used %.0f%% of the machine's CPU time on average (limit %.0f%%), %.0f%% in round %d "
+                              "(limit %.0f%% per round)",
+                              mean, kOtherCpuWarnPct, max, worst->index, kOtherCpuRoundWarnPct) +
+                          (worst->others_top.empty() ? "" : "; busiest then: " + worst->others_top));
+    }
+    return out;
+}
+
+void ratio_axis(const std::vector<double>& points, const std::vector<double>& whisker_ends, double& lo, double& hi,
+                bool& clipped) {
+    lo = 1, hi = 1;
+    for (double p : points)
+        if (std::isfinite(p) && p > 0) lo = std::min(lo, p), hi = std::max(hi, p);
+    // whiskers are drawn up to [1/kRatioClip, kRatioClip], or a factor 1.25
+    // beyond the outermost point estimate if that is further out
+    double clo = std::min(lo / 1.25, 1 / kRatioClip), chi = std::max(hi * 1.25, kRatioClip);
+    lo /= 1.05, hi *= 1.05;  // a little room around the points
+    clipped = false;
+    double wlo = lo, whi = hi;
+    for (double w : whisker_ends) {
+        if (!std::isfinite(w) || w <= 0) continue;
+        if (w < clo || w > chi) clipped = true;
+        wlo = std::min(wlo, w), whi = std::max(whi, w);
+    }
+    lo = std::max(clo, wlo / 1.02);
+    hi = std::min(chi, whi * 1.02);
+}
+
+// Tick marks for the log axis [lo, hi]: 1 and round ratios, at least a
+// tenth of the axis apart (so that 0.95, 1, 1.05 do not overlap on a wide
+// axis).  gnuplot's ytics list: "'1' 1, '1.1' 1.1".
+static std::string ratio_ticks(double lo, double hi) {
+    static const double cand[] = {1,   1.05, 0.95, 1.1, 0.9, 1.25, 0.8, 1.5, 0.67, 2,   0.5, 3, 0.33,
+                                  5,   0.2,  10,   0.1, 20, 0.05, 50,  0.02, 100, 0.01};
+    double gap = std::log(hi / lo) / 10;
+    std::vector<double> chosen;
+    for (double c : cand) {
+        if (c < lo || c > hi) continue;
+        bool far = true;
+        for (double x : chosen) far = far && std::fabs(std::log(c / x)) >= gap;
+        if (far) chosen.push_back(c);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    std::vector<std::string> out;
+    for (double c : chosen) out.push_back(fmt("'%g' %g", c, c));
+    return join(out, ", ");
+}
+
+static int rcheck(const char* what, bool ok, const std::string& got) {
+    printf("  %-48s %s%s\n", what, ok ? "ok" : "FAILED", ok ? "" : (": " + got).c_str());
+    return ok ? 0 : 1;
+}
+
+int report_self_test() {
+    int bad = 0, n = 0;
+    printf("report rules self-test\n");
+    Options q;
+    q.preset = "quick";
+    q.rounds = 2;
+    q.scale = 1;
+    q.workloads = {"select-only", "tpcb"};
+    q.clients = {2, 8};
+    q.ncpu = 2;
+    std::string note = too_few_rounds_note(q);
+    n++, bad += rcheck("smoke-test note for --quick", note == "n/a (smoke test: 2 rounds)", note);
+    Options f = q;
+    f.preset = "";
+    note = too_few_rounds_note(f);
+    n++, bad += rcheck("too-few-rounds note without --quick", note == "n/a (2 rounds, need 3)", note);
+    // tpcb at scale 1 with 2 and 8 clients: one warning naming both
+    auto w = scale_warnings(q);
+    n++, bad += rcheck("tpcb scale 1, clients 2 and 8: warning",
+                       w.size() == 1 && w[0].find("scale 1 with 2, 8 clients") != std::string::npos &&
+                           w[0].find("--tpcb-scale 8") != std::string::npos,
+                       w.empty() ? "none" : w[0]);
+    q.tpcb_scale = 8;
+    n++, bad += rcheck("tpcb scale 8, 8 clients: no warning", scale_warnings(q).empty(), "warned");
+    n++, bad += rcheck("select-only keeps --scale", workload_scale(q, "select-only") == 1, "");
+    q.workloads = {"select-only"};
+    q.tpcb_scale = 0;
+    n++, bad += rcheck("no tpcb: no scale warning", scale_warnings(q).empty(), "warned");
+    // load: idle, busy start, busy rounds
+    RunData d;
+    d.opt = q;
+    d.machine["loadavg_start"] = "0.30 0.20 0.10";
+    d.machine["cpu_other_start_pct"] = "1.0";
+    Round r;
+    r.index = 3;
+    r.cpu_other_pct = 2;
+    d.rounds.push_back(r);
+    r.index = 4;
+    r.cpu_other_pct = 3;
+    d.rounds.push_back(r);
+    auto lw = load_warnings(d);
+    n++, bad += rcheck("idle machine: no load warning", lw.empty(), lw.empty() ? "" : lw[0]);
+    d.rounds[1].cpu_other_pct = 30;  // mean 16 %, round 4 30 %
+    d.rounds[1].others_top = "cc1 55%";
+    lw = load_warnings(d);
+    n++, bad += rcheck("other processes 16% mean: warning names round 4 and cc1",
+                       lw.size() == 1 && lw[0].find("16% of the machine's CPU time on average") != std::string::npos &&
+                           lw[0].find("30% in round 4") != std::string::npos &&
+                           lw[0].find("cc1 55%") != std::string::npos,
+                       lw.empty() ? "none" : lw[0]);
+    d.rounds[1].cpu_other_pct = 3;
+    d.rounds[1].warmup = true;  // warm-up rounds do not count
+    d.rounds[0].cpu_other_pct = 4;
+    lw = load_warnings(d);
+    n++, bad += rcheck("4% mean, busy warm-up ignored: no warning", lw.empty(), lw.empty() ? "" : lw[0]);
+    d.machine["loadavg_start"] = "5.82 3.51 1.62";
+    d.machine["cpu_other_start_pct"] = "60.0";
+    lw = load_warnings(d);
+    n++, bad += rcheck("busy start (load 5.82 on 2 CPUs, 60% other): 2 warnings", lw.size() == 2,
+                       fmt("%zu warnings", lw.size()));
+    // the ratio axis: --quick's [0.066, 13.634] whisker does not stretch it
+    double lo, hi;
+    bool clipped;
+    ratio_axis({1.03, 0.98}, {0.066, 13.634, 0.9, 1.1}, lo, hi, clipped);
+    n++, bad += rcheck("ratio axis clips a [0.066, 13.6] whisker to [0.5, 2]",
+                       clipped && std::fabs(lo - 0.5) < 1e-9 && std::fabs(hi - 2.0) < 1e-9,
+                       fmt("[%g, %g] clipped %d", lo, hi, clipped));
+    ratio_axis({1.02, 0.99}, {0.97, 1.05}, lo, hi, clipped);
+    n++, bad += rcheck("ratio axis fits narrow whiskers, includes 1",
+                       !clipped && lo <= 0.97 && lo > 0.9 && hi >= 1.05 && hi < 1.2, fmt("[%g, %g]", lo, hi));
+    ratio_axis({3.0}, {2.5, 3.6}, lo, hi, clipped);
+    n++, bad += rcheck("ratio axis keeps a point estimate beyond the clip", hi >= 3.6 && lo <= 1 && !clipped,
+                       fmt("[%g, %g]", lo, hi));
+    printf("report rules self-test: %d passed, %d failed\n", n - bad, bad);
+    return bad;
+}
+
+// ---------------------------------------------------------------------------
 // Per-configuration summaries
 // ---------------------------------------------------------------------------
 struct SideSummary {
@@ -80,6 +284,7 @@ struct ConfigSummary {
     Ratio ratio;
     Paired paired;
     bool complete = false;
+    bool intervals = false;  // both sides have >= kMinRoundsForIntervals measured rounds
 };
 
 static SideSummary side_summary(const RunData& d, const Config& cfg, char side) {
@@ -132,6 +337,7 @@ static std::vector<ConfigSummary> summaries(const RunData& d) {
         }
         c.paired = paired_log_ratio(pa, pb);
         c.complete = c.s[0].tps.n == d.opt.rounds && c.s[1].tps.n == d.opt.rounds;
+        c.intervals = c.s[0].tps.n >= kMinRoundsForIntervals && c.s[1].tps.n >= kMinRoundsForIntervals;
         out.push_back(c);
     }
     return out;
@@ -180,6 +386,18 @@ void write_json(const std::string& path, const RunData& d) {
     j << "  \"started_utc\": " << json_escape(d.started_utc) << ",\n";
     j << "  \"finished_utc\": " << json_escape(d.finished_utc) << ",\n";
     j << "  \"elapsed_s\": " << jnum(d.elapsed, "%.1f") << ",\n";
+    j << "  \"smoke_test\": " << (o.rounds < kMinRoundsForIntervals ? "true" : "false")
+      << ", \"min_rounds_for_intervals\": " << kMinRoundsForIntervals << ",\n";
+    {
+        auto jlist = [](const std::vector<std::string>& v) {
+            std::string out = "[";
+            for (size_t i = 0; i < v.size(); i++) out += (i ? ", " : "") + json_escape(v[i]);
+            return out + "]";
+        };
+        j << "  \"warnings\": {\"load\": " << jlist(load_warnings(d)) << ", \"scale\": " << jlist(scale_warnings(o))
+          << "},\n";
+    }
+    j << "  \"nice\": " << d.nice << ",\n";
     j << "  \"command\": [";
     for (size_t i = 0; i < o.argv.size(); i++) j << (i ? ", " : "") << json_escape(o.argv[i]);
     j << "],\n  \"git\": {\"commit\": " << json_escape(d.git_commit) << ", \"dirty\": " << (d.git_dirty ? "true" : "false")
@@ -198,7 +416,11 @@ void write_json(const std::string& path, const RunData& d) {
     j << "], \"clients_spec\": [";
     for (size_t i = 0; i < o.clients_spec.size(); i++) j << (i ? ", " : "") << json_escape(o.clients_spec[i]);
     j << "], \"duration_s\": " << o.duration << ", \"warmup_s\": " << o.warmup << ", \"rounds\": " << o.rounds
-      << ", \"scale\": " << o.scale << ", \"eviction_scale\": " << o.eviction_scale
+      << ", \"scale\": " << o.scale << ", \"tpcb_scale\": " << workload_scale(o, "tpcb")
+      << ", \"eviction_scale\": " << o.eviction_scale << ", \"scales\": {";
+    for (size_t i = 0; i < o.workloads.size(); i++)
+        j << (i ? ", " : "") << json_escape(o.workloads[i]) << ": " << workload_scale(o, o.workloads[i]);
+    j << "}, \"pg_dir\": " << json_escape(o.pg_dir)
       << ", \"shared_buffers\": " << json_escape(o.shared_buffers)
       << ", \"eviction_shared_buffers\": " << json_escape(o.eviction_shared_buffers) << ", \"hogs\": " << o.hogs
       << ", \"threads\": " << o.threads << ", \"protocol\": " << json_escape(o.protocol)
@@ -210,7 +432,9 @@ void write_json(const std::string& path, const RunData& d) {
     for (const Side* s : {&o.a, &o.b})
         j << (s->id == 'B' ? ", " : "") << "\"" << s->id << "\": {\"spec\": " << json_escape(s->spec)
           << ", \"label\": " << json_escape(s->label()) << ", \"prefix\": " << json_escape(s->prefix)
-          << ", \"patched\": " << (s->patched ? "true" : "false") << ", \"mode\": " << json_escape(s->mode) << "}";
+          << ", \"patched\": " << (s->patched ? "true" : "false") << ", \"mode\": " << json_escape(s->mode)
+          << ", \"pgbench\": " << json_escape(d.pgbench[s->id - 'A'].path)
+          << ", \"pgbench_version\": " << json_escape(d.pgbench[s->id - 'A'].version) << "}";
     j << "},\n  \"clusters\": [";
     for (size_t i = 0; i < d.clusters.size(); i++) {
         auto& c = d.clusters[i];
@@ -239,7 +463,8 @@ void write_json(const std::string& path, const RunData& d) {
           << ",\n     \"ratio_b_over_a\": {\"ratio\": " << jnum(c.ratio.r, "%.5f") << ", \"ci95\": ["
           << jnum(c.ratio.lo, "%.5f") << ", " << jnum(c.ratio.hi, "%.5f")
           << "], \"method\": \"Fieller, Welch-Satterthwaite df\", \"df\": " << jnum(c.ratio.df, "%.2f")
-          << ", \"bounded\": " << (c.ratio.bounded ? "true" : "false") << "}, \"paired_b_over_a\": {\"n\": " << c.paired.n
+          << ", \"bounded\": " << (c.ratio.bounded ? "true" : "false") << "}, \"intervals_shown\": "
+          << (c.intervals ? "true" : "false") << ", \"paired_b_over_a\": {\"n\": " << c.paired.n
           << ", \"ratio\": " << jnum(c.paired.ratio, "%.5f") << ", \"ci95\": [" << jnum(c.paired.lo, "%.5f") << ", "
           << jnum(c.paired.hi, "%.5f") << "], \"p\": " << jnum(c.paired.p, "%.4g")
           << ", \"method\": \"geometric mean of B_i/A_i, t interval on log ratios\"}, \"welch\": {\"t\": " << jnum(c.w.t, "%.4f")
@@ -258,7 +483,10 @@ void write_json(const std::string& path, const RunData& d) {
           << ", \"conn_ms\": " << jnum(r.conn_ms, "%.3f") << ", \"loadavg_before\": ["
           << fmt("%.2f, %.2f, %.2f", r.load_before.l1, r.load_before.l5, r.load_before.l15) << "], \"loadavg_after\": ["
           << fmt("%.2f, %.2f, %.2f", r.load_after.l1, r.load_after.l5, r.load_after.l15)
-          << "], \"cpu_busy_pct\": " << jnum(r.cpu_busy_pct, "%.1f") << ", \"hogs\": " << r.hogs << ", \"log\": "
+          << "], \"cpu_busy_pct\": " << jnum(r.cpu_busy_pct, "%.1f") << ", \"cpu_nice_pct\": " << jnum(r.cpu_nice_pct, "%.1f")
+          << ", \"cpu_steal_pct\": " << jnum(r.cpu_steal_pct, "%.1f")
+          << ", \"cpu_other_pct\": " << (r.cpu_other_pct >= 0 ? jnum(r.cpu_other_pct, "%.1f") : std::string("null"))
+          << ", \"others_top\": " << json_escape(r.others_top) << ", \"hogs\": " << r.hogs << ", \"log\": "
           << json_escape(r.log) << ", \"counters\": ";
         if (r.c.present) {
             j << "{";
@@ -350,6 +578,31 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
     m << "Status: **" << st1 << "**. Started " << d.started_utc << ", finished " << d.finished_utc << " ("
       << human_duration(d.elapsed) << "). " << d.rounds.size() << " rounds recorded.\n\n";
     if (st1 != d.status) m << "```\n" << d.status << "\n```\n\n";
+    const std::string na = too_few_rounds_note(o);
+    if (o.rounds < kMinRoundsForIntervals)
+        m << "> **" << (o.preset == "quick" ? "Smoke test" : "Too few rounds for statistics") << "** ("
+          << (o.preset == "quick" ? "`--quick`: " : "") << o.rounds << " measured round" << (o.rounds == 1 ? "" : "s")
+          << " of " << o.duration << " s per side and configuration): it checks that everything runs; its figures "
+          << "are not results. Intervals and p-values need at least " << kMinRoundsForIntervals
+          << " measured rounds per side (with 2, the t quantile is 12.7 and an interval spans everything), so the "
+          << "tables say `" << na << "` in their place.\n\n";
+    for (auto& w : scale_warnings(o)) {
+        size_t k = w.find(" clients:");  // bold: "WARNING: tpcb at scale S with C clients"
+        k = k == std::string::npos ? 0 : k + 8;
+        m << "> **" << w.substr(0, k) << "**" << w.substr(k) << ".\n\n";
+    }
+    {
+        auto lw = load_warnings(d);
+        if (!lw.empty()) {
+            m << "> **WARNING: the machine was not idle**: ";
+            for (size_t i = 0; i < lw.size(); i++) m << (i ? "; " : "") << lw[i];
+            m << ". Figures taken under load are not results (the Machine section and `rounds.csv`'s "
+                 "`cpu_other_pct` have the details).\n\n";
+        } else if (!d.rounds.empty()) {
+            m << "Machine idle: other processes used at most " << fmt("%.0f", kOtherCpuWarnPct)
+              << "% of the CPU time on average during the measured rounds (see Machine).\n\n";
+        }
+    }
     m << "## Command\n\n```\n" << shell_join(o.argv) << "\n```\n\n";
     m << "Git commit `" << (d.git_commit.empty() ? "unknown" : d.git_commit) << "`"
       << (d.git_dirty ? " (with uncommitted changes to tracked files)" : "") << ".\n\n";
@@ -375,35 +628,51 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
         if (!kg("summary").empty()) m << "| probe summary | " << kg("summary") << " |\n";
     }
     m << "| load average at start / end | " << mget("loadavg_start") << " / " << mget("loadavg_end") << " |\n";
+    if (d.machine.count("cpu_busy_start_pct"))
+        m << "| CPU before the first round (1 s sample) | busy " << mget("cpu_busy_start_pct") << "%, of which niced "
+          << mget("cpu_nice_start_pct") << "%; other processes " << mget("cpu_other_start_pct") << "%"
+          << (mget("others_start").empty() || mget("others_start") == "n/a" ? "" : " (" + mget("others_start") + ")")
+          << " |\n";
     {
-        double lsum = 0, bsum = 0;
-        int n = 0;
+        double lsum = 0, bsum = 0, nsum = 0, ssum = 0, osum = 0;
+        int n = 0, no = 0;
         for (auto& r : d.rounds) {
+            if (r.warmup) continue;
             lsum += (r.load_before.l1 + r.load_after.l1) / 2;
             bsum += r.cpu_busy_pct;
+            nsum += r.cpu_nice_pct;
+            ssum += r.cpu_steal_pct;
+            if (r.cpu_other_pct >= 0) osum += r.cpu_other_pct, no++;
             n++;
         }
         if (n)
-            m << "| during rounds (mean) | 1-min load " << fmt("%.2f", lsum / n) << ", CPU busy " << fmt("%.0f", bsum / n)
-              << "% (whole machine, /proc/stat) |\n";
+            m << "| during the measured rounds (mean) | 1-min load " << fmt("%.2f", lsum / n) << "; CPU busy "
+              << fmt("%.0f", bsum / n) << "% of the machine (/proc/stat: all but idle and iowait), of which niced "
+              << fmt("%.0f", nsum / n) << "% (work started with `nice`, normally not ours) and steal "
+              << fmt("%.0f", ssum / n) << "%; other processes (busy minus this run's driver, pgbench, servers and hogs) "
+              << (no ? fmt("%.0f%%", osum / no) : std::string("n/a")) << " |\n";
     }
+    m << "| nice value of this run's processes | " << d.nice
+      << (d.nice ? " (bench/run ran under `nice`: its own work counts as niced)" : "") << " |\n";
     if (d.machine.count("busiest_start"))
         m << "| busiest processes at start (top, %CPU of one CPU) | " << mget("busiest_start") << " |\n";
     if (d.machine.count("busiest_end"))
         m << "| busiest processes at end | " << mget("busiest_end") << " |\n";
     m << "\nOther work on the machine: `logs/top-start.txt` and `logs/top-end.txt` (top, at the start and the end).\n";
-    m << "\nThe load average and CPU use before and after every round are in `rounds.csv`"
-         " (`load1_before`, `load1_after`, `cpu_busy_pct`): other work on the machine shows there.\n\n";
+    m << "\nThe load average before and after every round and the CPU use during it are in `rounds.csv` "
+         "(`load1_before`, `load1_after`, `cpu_busy_pct`, `cpu_nice_pct`, `cpu_steal_pct`, `cpu_other_pct`; "
+         "`results.json` also names the busiest other processes of each round, `others_top`).\n\n";
 
     // Versions
-    m << "## Versions\n\n| side | installation | PostgreSQL | pg_rseq | rseq_slice_mode | start-up line |\n"
-         "| --- | --- | --- | --- | --- | --- |\n";
+    m << "## Versions\n\n| side | installation | PostgreSQL | pgbench | pg_rseq | rseq_slice_mode | start-up line |\n"
+         "| --- | --- | --- | --- | --- | --- | --- |\n";
     std::set<char> done;
     for (auto& c : d.clusters) {
         if (!done.insert(c.side).second) continue;
         const Side& s = c.side == 'A' ? o.a : o.b;
-        m << "| " << c.side << " (" << c.side_label << ") | `" << s.prefix << "` | " << c.version << " | "
-          << (c.ext_version.empty() ? "not installed" : c.ext_version) << " | "
+        auto& pb = d.pgbench[c.side - 'A'];
+        m << "| " << c.side << " (" << c.side_label << ") | `" << s.prefix << "` | " << c.version << " | `" << pb.path
+          << "` (" << pb.version << ") | " << (c.ext_version.empty() ? "not installed" : c.ext_version) << " | "
           << (c.mode_setting.empty() ? "(stock: none)" : c.mode_setting) << " | "
           << (c.startup_line.empty() ? "" : "`" + c.startup_line + "`") << " |\n";
     }
@@ -422,7 +691,11 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
     m << "| pgbench threads (-j) | " << (o.threads ? std::to_string(o.threads) : "min(clients, CPUs)") << " |\n";
     m << "| rounds | 1 warm-up of " << o.warmup << " s (discarded) + " << o.rounds << " measured of " << o.duration
       << " s, per side and configuration, order A B A B ... |\n";
-    m << "| scale | " << o.scale << " (select-only, tpcb); hot-lwlock 1; eviction " << o.eviction_scale << " |\n";
+    {
+        std::vector<std::string> sc;
+        for (auto& w : o.workloads) sc.push_back(w + " " + std::to_string(workload_scale(o, w)));
+        m << "| scale (pgbench -i -s) | " << join(sc, "; ") << " |\n";
+    }
     m << "| shared_buffers | " << o.shared_buffers << "; eviction " << o.eviction_shared_buffers << " |\n";
     m << "| CPU hogs | " << o.hogs << (o.hogs ? " busy-loop processes during every round" : "") << " |\n";
     m << "| pgbench protocol | " << o.protocol << " |\n";
@@ -430,6 +703,25 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
         std::vector<std::string> ss;
         for (auto& [k, v] : o.settings) ss.push_back(k + "=" + v);
         m << "| extra settings | " << join(ss, ", ") << " |\n";
+    }
+    {
+        int maxc = o.clients.empty() ? 0 : *std::max_element(o.clients.begin(), o.clients.end());
+        m << "\nScale per workload (`pgbench -i -s SCALE`: SCALE x 100,000 rows in pgbench_accounts, SCALE rows in "
+             "pgbench_branches):\n\n| workload | scale | accounts | largest client count | scale vs clients |\n"
+             "| --- | ---: | ---: | ---: | --- |\n";
+        for (auto& w : o.workloads) {
+            int sc = workload_scale(o, w);
+            std::string note;
+            if (w == "tpcb")
+                note = sc >= maxc ? "ok: scale >= clients, as pgbench's documentation asks for TPC-B"
+                                  : "**scale < clients**: clients queue on the branch rows (see the warning)";
+            else if (w == "hot-lwlock")
+                note = "not relevant: one sequence for all clients, by design";
+            else
+                note = "not relevant: read-only";
+            m << "| " << w << " | " << sc << " | " << fmt("%lld", 100000LL * sc) << " | " << maxc << " | " << note
+              << " |\n";
+        }
     }
     m << "\nData size per workload (side A's cluster): ";
     std::vector<std::string> sizes;
@@ -476,6 +768,19 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
               << " sections on side " << c.side << " (" << c.workload << "): negligible against the rounds' counts.\n";
             break;
         }
+    m << "- Intervals and p-values need at least " << kMinRoundsForIntervals
+      << " measured rounds per side (2 rounds give 1 degree of freedom, t(0.975, 1) = 12.7: an interval that "
+         "says nothing); below that the tables say `n/a` with the reason.\n"
+         "- Machine load: CPU time is read from `/proc/stat` (the machine) and `/proc/PID/stat` (every process) "
+         "before and after each round. Other processes = the machine's busy time minus the CPU time of this run's "
+         "processes (the driver with pgbench and the hogs, both postmasters with all their backends; kernel work "
+         "for them counts as other). Niced time (user time of processes started with `nice`) is shown apart: "
+         "`CPU busy` includes it. The report warns that the machine was not idle when other processes used more "
+         "than "
+      << fmt("%.0f", kOtherCpuWarnPct) << "% of the CPU time on average over the measured rounds or more than "
+      << fmt("%.0f", kOtherCpuRoundWarnPct) << "% in one of them, more than " << fmt("%.0f", kOtherCpuStartWarnPct)
+      << "% in the 1 s sample before the first round, or when the 1-minute load average at the start exceeded "
+         "the CPU count.\n";
     m << "\n";
 
     // Results
@@ -498,10 +803,16 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
                 psig++;
                 pwhich.push_back(c.cfg.workload + fmt(" c=%d (%.3f)", c.cfg.clients, c.paired.ratio));
             }
-        m << "In " << sig << " of " << n << " configurations the difference of mean tps is significant at 5% "
-          << "(Welch)" << (which.empty() ? "" : ": " + join(which, ", ")) << "; paired by round, in " << psig
-          << (pwhich.empty() ? "" : ": " + join(pwhich, ", ")) << ". Deschedules and grants: lock "
-          << "layer counters per 1000 transactions (patched sides; `-` on stock).\n\n";
+        bool any_iv = false;
+        for (auto& c : sums) any_iv = any_iv || c.intervals;
+        if (!any_iv && !sums.empty())
+            m << "No intervals and no significance tests: fewer than " << kMinRoundsForIntervals
+              << " measured rounds per side (" << na << "). ";
+        else
+            m << "In " << sig << " of " << n << " configurations the difference of mean tps is significant at 5% "
+              << "(Welch)" << (which.empty() ? "" : ": " + join(which, ", ")) << "; paired by round, in " << psig
+              << (pwhich.empty() ? "" : ": " + join(pwhich, ", ")) << ". ";
+        m << "Deschedules and grants: lock layer counters per 1000 transactions (patched sides; `-` on stock).\n\n";
     }
     m << "| workload | clients | A tps mean +- sd | A 95% CI | B tps mean +- sd | B 95% CI | B/A [95% CI] | Welch p | "
          "reading | paired B/A [95% CI] | paired p | deschedules /1000 A; B | grants /1000 A; B |\n"
@@ -511,33 +822,49 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
     };
     for (auto& c : sums) {
         m << "| " << c.cfg.workload << " | " << c.cfg.clients;
-        for (int s = 0; s < 2; s++)
-            m << " | " << num(c.s[s].tps.mean) << " +- " << num(c.s[s].tps.sd) << " | [" << num(c.s[s].tps.ci_lo)
-              << ", " << num(c.s[s].tps.ci_hi) << "]";
-        m << " | " << ratio_str(c.ratio) << " | " << pval(c.w.p) << " | " << verdict(c)
+        for (int s = 0; s < 2; s++) {
+            m << " | " << num(c.s[s].tps.mean) << " +- " << num(c.s[s].tps.sd) << " | ";
+            if (c.s[s].tps.n >= kMinRoundsForIntervals)
+                m << "[" << num(c.s[s].tps.ci_lo) << ", " << num(c.s[s].tps.ci_hi) << "]";
+            else
+                m << na;
+        }
+        bool piv = c.paired.n >= kMinRoundsForIntervals;
+        m << " | " << (c.intervals ? ratio_str(c.ratio) : num(c.ratio.r, "%.3f") + ", interval " + na) << " | "
+          << (c.intervals ? pval(c.w.p) : na) << " | "
+          << (c.intervals ? verdict(c) : o.preset == "quick" ? std::string("smoke test: no verdict") : "too few rounds")
           << (c.complete ? "" : " (incomplete)") << " | "
-          << (std::isfinite(c.paired.lo) ? fmt("%.3f [%.3f, %.3f]", c.paired.ratio, c.paired.lo, c.paired.hi)
-                                         : num(c.paired.ratio, "%.3f"))
-          << " | " << pval(c.paired.p) << " | " << p1000(c.s[0], "descheduled_while_holding") << "; "
+          << (piv && std::isfinite(c.paired.lo) ? fmt("%.3f [%.3f, %.3f]", c.paired.ratio, c.paired.lo, c.paired.hi)
+                                                : num(c.paired.ratio, "%.3f") + (piv ? "" : ", interval " + na))
+          << " | " << (piv ? pval(c.paired.p) : na) << " | " << p1000(c.s[0], "descheduled_while_holding") << "; "
           << p1000(c.s[1], "descheduled_while_holding") << " | " << p1000(c.s[0], "grants") << "; "
           << p1000(c.s[1], "grants") << " |\n";
     }
     m << "\n## Latency and machine load\n\nLoad: mean of the 1-minute load average before and after each measured "
-         "round of the side (the machine's other work shows here; pgbench's own clients add about one per CPU).\n\n"
-         "| workload | clients | A latency avg (sd) ms | B latency avg (sd) ms | A failed | B failed | A load | B load |\n"
-         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+         "round of the side (the machine's other work shows here; pgbench's own clients add about one per CPU). "
+         "Niced and other: mean share of the machine's CPU time during the side's measured rounds, niced (any "
+         "process's) and used by processes other than this run's.\n\n"
+         "| workload | clients | A latency avg (sd) ms | B latency avg (sd) ms | A failed | B failed | A load | B load | "
+         "A niced % | B niced % | A other % | B other % |\n"
+         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (auto& c : sums) {
-        double load[2] = {0, 0};
-        int n[2] = {0, 0};
+        double load[2] = {0, 0}, nice[2] = {0, 0}, other[2] = {0, 0};
+        int n[2] = {0, 0}, no[2] = {0, 0};
         for (auto& r : d.rounds)
             if (r.config == c.cfg.index && !r.warmup) {
-                load[r.side - 'A'] += (r.load_before.l1 + r.load_after.l1) / 2;
-                n[r.side - 'A']++;
+                int k = r.side - 'A';
+                load[k] += (r.load_before.l1 + r.load_after.l1) / 2;
+                nice[k] += r.cpu_nice_pct;
+                n[k]++;
+                if (r.cpu_other_pct >= 0) other[k] += r.cpu_other_pct, no[k]++;
             }
         m << "| " << c.cfg.workload << " | " << c.cfg.clients << " | " << num(c.s[0].lat_avg, "%.3f") << " ("
           << num(c.s[0].lat_sd, "%.3f") << ") | " << num(c.s[1].lat_avg, "%.3f") << " (" << num(c.s[1].lat_sd, "%.3f")
           << ") | " << c.s[0].failed << " | " << c.s[1].failed << " | " << num(n[0] ? load[0] / n[0] : NAN, "%.2f")
-          << " | " << num(n[1] ? load[1] / n[1] : NAN, "%.2f") << " |\n";
+          << " | " << num(n[1] ? load[1] / n[1] : NAN, "%.2f");
+        for (int k = 0; k < 2; k++) m << " | " << num(n[k] ? nice[k] / n[k] : NAN, "%.0f");
+        for (int k = 0; k < 2; k++) m << " | " << num(no[k] ? other[k] / no[k] : NAN, "%.0f");
+        m << " |\n";
     }
 
     bool any_counters = false;
@@ -686,30 +1013,51 @@ std::vector<std::string> make_plots(const std::string& outdir, const RunData& d,
         run_gp("tps-" + w, g.str());
     }
 
-    // 2. B/A ratio with the Fieller interval, every configuration.
+    // 2. B/A ratio with the Fieller interval, every configuration: log
+    //    axis, whiskers clipped (ratio_axis), legend below the plot; no
+    //    whiskers below kMinRoundsForIntervals rounds (smoke test).
     {
         auto sums = summaries(d);
         std::ostringstream dat;
-        dat << "# i label ratio lo hi paired plo phi\n";
+        dat << "# i label ratio lo hi paired plo phi (lo = hi = the ratio: no interval)\n";
         int i = 0;
+        bool any_iv = false;
+        std::vector<double> points, ends;
         for (auto& c : sums) {
             if (!std::isfinite(c.ratio.r)) continue;
-            double lo = c.ratio.bounded ? c.ratio.lo : c.ratio.r, hi = c.ratio.bounded ? c.ratio.hi : c.ratio.r;
-            double pr = c.paired.ratio, plo = std::isfinite(c.paired.lo) ? c.paired.lo : pr,
-                   phi = std::isfinite(c.paired.hi) ? c.paired.hi : pr;
+            bool iv = c.intervals && c.ratio.bounded;
+            double lo = iv ? c.ratio.lo : c.ratio.r, hi = iv ? c.ratio.hi : c.ratio.r;
+            double pr = c.paired.ratio;
+            bool piv = c.paired.n >= kMinRoundsForIntervals && std::isfinite(c.paired.lo);
+            double plo = piv ? c.paired.lo : pr, phi = piv ? c.paired.hi : pr;
+            any_iv = any_iv || iv || piv;
+            points.push_back(c.ratio.r);
+            points.push_back(pr);
+            for (double e : {lo, hi, plo, phi}) ends.push_back(e);
             dat << i++ << " \"" << c.cfg.workload << " c=" << c.cfg.clients << "\" " << fmt("%.5f %.5f %.5f", c.ratio.r, lo, hi)
                 << " " << fmt("%.5f %.5f %.5f", pr, plo, phi) << "\n";
         }
         if (i > 0) {
             write_file(pdir + "/ratio.dat", dat.str());
+            double ylo, yhi;
+            bool clipped;
+            ratio_axis(points, ends, ylo, yhi, clipped);
+            std::string sub = !any_iv ? fmt("no intervals: %s", too_few_rounds_note(o).c_str())
+                              : clipped ? fmt("95%% intervals, log axis; whiskers clipped at the frame")
+                                        : std::string("95% intervals, log axis");
             std::ostringstream g;
-            g << "set terminal pngcairo size " << std::max(640, 90 * i + 200) << ",420 font 'sans,9'\n"
-              << "set output 'ratio.png'\nset title " << gp_quote("tps ratio B/A (" + o.b.label() + " / " + o.a.label() + "), 95% intervals") << "\n"
-              << "set ylabel 'B/A'\nset grid ytics\nset xrange [-0.5:" << i - 0.5 << "]\nset xtics rotate by -30\n"
+            g << "set terminal pngcairo size " << std::max(640, 90 * i + 200) << ",460 font 'sans,9'\n"
+              << "set output 'ratio.png'\nset title " << gp_quote("tps ratio B/A (" + o.b.label() + " / " + o.a.label() + ")")
+              << ".\"\\n\"." << gp_quote(sub) << "\n"
+              << "set ylabel 'B/A (log scale)'\nset logscale y\nset grid ytics mytics\n"
+              << "set yrange [" << fmt("%.4f:%.4f", ylo, yhi) << "]\n"
+              << "set ytics (" << ratio_ticks(ylo, yhi) << ")\n"
+              << "set xrange [-0.5:" << i - 0.5 << "]\nset xtics rotate by -30\n"
               << "set arrow from -0.5,1 to " << i - 0.5 << ",1 nohead dt 2\n"
-              << "set key top left\n"
-              << "plot 'ratio.dat' using ($1-0.1):3:4:5:xtic(2) with yerrorbars pt 7 title 'ratio of means, Fieller', "
-                 "'' using ($1+0.1):6:7:8 with yerrorbars pt 5 title 'paired by round (geometric mean)'\n";
+              << "set key below horizontal\n"
+              << "plot 'ratio.dat' using ($1-0.1):3:4:5:xtic(2) with " << (any_iv ? "yerrorbars" : "points")
+              << " pt 7 title 'ratio of means" << (any_iv ? ", Fieller" : "") << "', '' using ($1+0.1):6:7:8 with "
+              << (any_iv ? "yerrorbars" : "points") << " pt 5 title 'paired by round (geometric mean)'\n";
             run_gp("ratio", g.str());
         }
     }

@@ -1,6 +1,7 @@
 // util.cpp: see util.hpp.
 #include "util.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -236,9 +238,49 @@ CpuTimes read_cpu_times() {
         uint64_t total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
         c.total = total;
         c.busy = total - idle;
+        c.nice = v[1];
+        c.steal = v[7];
     }
     fclose(f);
     return c;
+}
+
+std::vector<ProcStat> read_procs() {
+    std::vector<ProcStat> out;
+    DIR* d = opendir("/proc");
+    if (!d) return out;
+    while (dirent* e = readdir(d)) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        std::string path = std::string("/proc/") + e->d_name + "/stat";
+        FILE* f = fopen(path.c_str(), "r");
+        if (!f) continue;
+        char buf[1024];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        // pid (comm) state ppid ... ; comm may hold spaces and parentheses:
+        // it ends at the last ')'.
+        char* open = strchr(buf, '(');
+        char* close = strrchr(buf, ')');
+        if (!open || !close || close < open) continue;
+        ProcStat p;
+        p.pid = atoi(buf);
+        p.comm.assign(open + 1, close - open - 1);
+        // fields after ')': 3 state, 4 ppid, ... 14 utime 15 stime 16 cutime 17 cstime
+        char state;
+        long long ppid;
+        unsigned long long skip, ut, st;
+        long long cut, cst;
+        if (sscanf(close + 1, " %c %lld %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %lld %lld", &state,
+                   &ppid, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &ut, &st, &cut, &cst) != 15)
+            continue;
+        p.ppid = static_cast<int>(ppid);
+        p.ticks = ut + st;
+        p.child_ticks = static_cast<uint64_t>(std::max(0LL, cut) + std::max(0LL, cst));
+        out.push_back(p);
+    }
+    closedir(d);
+    return out;
 }
 
 std::string json_escape(const std::string& s) {

@@ -53,10 +53,25 @@ struct LoadAvg {
     double l1 = 0, l5 = 0, l15 = 0;
 };
 LoadAvg read_loadavg();
+// The first line of /proc/stat, clock ticks (sysconf(_SC_CLK_TCK)) summed
+// over all CPUs.
 struct CpuTimes {
-    uint64_t busy = 0, total = 0;  // jiffies, all CPUs (steal counts as busy)
+    uint64_t busy = 0, total = 0;  // busy: all but idle and iowait (nice and steal count as busy)
+    uint64_t nice = 0;             // niced user time (guest_nice included, as in the kernel's count)
+    uint64_t steal = 0;            // time the hypervisor gave to others
 };
 CpuTimes read_cpu_times();
+
+// One process of /proc/PID/stat, CPU times in clock ticks.
+struct ProcStat {
+    int pid = 0, ppid = 0;
+    std::string comm;
+    uint64_t ticks = 0;        // utime + stime
+    uint64_t child_ticks = 0;  // cutime + cstime: children it has reaped
+};
+// Every process of the machine (those that vanish while being read are
+// skipped).
+std::vector<ProcStat> read_procs();
 
 std::string json_escape(const std::string& s);
 std::string csv_escape(const std::string& s);
