@@ -38,6 +38,14 @@ WHERE proname IN ('pg_rseq_kernel', 'pg_rseq_backend_state')
 ORDER BY 1;
 SELECT * FROM rseq_columns;
 SELECT object FROM rseq_objects ORDER BY 1;
+-- 1.0.0's functions work with this module (their own entry points)
+SELECT lock_layer, mode_setting = current_setting('rseq_slice_mode') AS setting_matches_guc
+FROM pg_rseq_kernel();
+SELECT depth, coalesce(request, 0) AS request, rseq_cs IS NOT NULL = rseq_registered AS rseq_cs_iff_registered
+FROM pg_rseq_backend_state(), pg_rseq_kernel();
+SELECT count(*) > 0 AS has_rows, bool_and(yields <= grants) AS yields_le_grants
+FROM pg_stat_rseq_tranche;
+SELECT sections > 0 AS sections, lwlock_sections > 0 AS lwlock_sections FROM pg_stat_rseq_totals;
 
 -- 1.0.0 on this lock layer shows every counter as counted.  With
 -- rseq_slice_detail off the detail counters stand still (this backend's,
