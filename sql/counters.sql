@@ -69,8 +69,11 @@ FROM pg_stat_rseq_tranche
 WHERE tranche IN ('BufferContent', 'BufferMapping', 'WALInsert', 'spinlock', 'buffer header')
 ORDER BY tranche;
 SELECT count(*) = count(DISTINCT (tranche, lock_kind)) AS one_row_per_tranche,
-       bool_and(acquisitions >= 0 AND descheduled_while_holding >= 0 AND grants >= 0) AS never_negative,
-       bool_and(yields <= grants) AS yields_le_grants
+       bool_and(acquisitions >= 0 AND descheduled_while_holding >= 0 AND grants >= 0
+                AND yields >= 0 AND yields_in_grant >= 0 AND revoked >= 0) AS never_negative,
+       bool_and(yields <= grants) AS yields_le_grants,
+       bool_and(yields_in_grant <= yields) AS yields_in_grant_le_yields,
+       bool_and(revoked <= grants) AS revoked_le_grants
 FROM pg_stat_rseq_tranche;
 
 DROP TABLE rseq_traffic;

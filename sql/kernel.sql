@@ -15,8 +15,13 @@ SELECT lock_layer,
        slice_extension IN ('enabled', 'available', 'unavailable', 'disabled') AS slice_known,
        (slice_extension = 'enabled') = (mode = 'upstream') OR mode_setting NOT IN ('auto', 'upstream') AS upstream_iff_enabled,
        slice_ext_nsec IS NULL OR slice_ext_nsec > 0 AS nsec_valid,
-       summary LIKE 'kernel %' AS has_summary
+       summary LIKE 'kernel %' AS has_summary,
+       detail = current_setting('rseq_slice_detail')::boolean AS detail_matches_guc
 FROM pg_rseq_kernel();
+
+-- the result columns (1.1.0: detail after mode_reason, marker last)
+SELECT pg_get_function_arguments('pg_rseq_kernel'::regproc) AS kernel_columns;
+SELECT pg_get_function_arguments('pg_rseq_backend_state'::regproc) AS backend_state_columns;
 
 -- the mode in force agrees everywhere
 SELECT k.mode = s.mode AS same_mode_in_state,
@@ -24,9 +29,14 @@ SELECT k.mode = s.mode AS same_mode_in_state,
 FROM pg_rseq_kernel() k, pg_rseq_backend_state() s, pg_stat_rseq r
 WHERE r.pid = pg_backend_pid();
 
--- outside any lock: depth 0, no request pending, rseq_cs 0
+-- outside any lock: depth 0, no request pending, rseq_cs 0 or the lock
+-- layer's marker (left armed between sections)
 SELECT depth,
        coalesce(request, 0) AS request,
        coalesce(granted, 0) AS granted,
-       coalesce(rseq_cs, 0) AS rseq_cs
+       coalesce(rseq_cs IN (0, marker), true) AS rseq_cs_0_or_marker
 FROM pg_rseq_backend_state();
+-- the marker is known whenever an rseq area is registered
+SELECT coalesce(s.marker > 0, false) = k.rseq_registered AS marker_iff_registered,
+       (s.rseq_cs IS NULL) = (s.marker IS NULL) AS marker_null_iff_no_area
+FROM pg_rseq_backend_state() s, pg_rseq_kernel() k;

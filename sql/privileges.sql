@@ -17,6 +17,7 @@ SELECT count(*) AS visible_rows,
 FROM pg_stat_rseq;
 SELECT pg_stat_rseq_reset();
 SELECT pg_rseq_test_error_in_lwlocks(1);
+SELECT pg_rseq_test_signal_in_lwlocks(1);
 -- cluster-wide views and the kernel facts are for everyone
 SELECT count(*) AS totals_rows FROM pg_stat_rseq_totals;
 SELECT count(*) > 0 AS tranche_rows FROM pg_stat_rseq_tranche;

@@ -14,7 +14,7 @@ WHERE refclassid = 'pg_extension'::regclass
 ORDER BY 1;
 
 -- kernel facts: no lock layer, so no mode
-SELECT lock_layer, mode_setting, mode, mode_reason,
+SELECT lock_layer, mode_setting, mode, mode_reason, detail,
        kernel_release <> '' AS has_release,
        rseq_owner IN ('glibc', 'none') AS owner_not_postgres,
        rseq_registered = (rseq_registration IS NOT NULL) AS registration_consistent,
@@ -47,12 +47,16 @@ SELECT pg_rseq_test_error_in_lwlocks(NULL);
 SELECT pg_rseq_test_error_in_lwlocks(-1);
 SELECT pg_rseq_test_error_in_lwlocks(65);
 SELECT pg_rseq_test_error_in_lwlocks(3);  -- the locks were released
+SELECT pg_rseq_test_signal_in_lwlocks(3);
+SELECT pg_rseq_test_signal_in_lwlocks(NULL);
+SELECT pg_rseq_test_signal_in_lwlocks(65);
 
 -- privileges are the same as on a patched server
 CREATE ROLE regress_rseq_nobody;
 SET ROLE regress_rseq_nobody;
 SELECT pg_stat_rseq_reset();
 SELECT pg_rseq_test_error_in_lwlocks(1);
+SELECT pg_rseq_test_signal_in_lwlocks(1);
 SELECT count(*) AS rows FROM pg_stat_rseq;
 SELECT lock_layer FROM pg_rseq_kernel();
 RESET ROLE;

@@ -67,9 +67,12 @@ enum KernelColumn : size_t
 	kModeSetting,
 	kMode,
 	kModeReason,
+	kDetail,					/* 1.1.0 */
 	kSummary,
 	kKernelColumns
 };
+/* 1.0.0 has no detail column. */
+constexpr size_t kKernelColumns10 = kKernelColumns - 1;
 
 /* Columns of pg_rseq_backend_state(). */
 enum StateColumn : size_t
@@ -79,22 +82,24 @@ enum StateColumn : size_t
 	kStateRequest,
 	kStateGranted,
 	kStateRseqCs,
+	kStateMarker,				/* 1.1.0 */
 	kStateColumns
 };
+/* 1.0.0 has no marker column. */
+constexpr size_t kStateColumns10 = kStateColumns - 1;
 
-}								/* namespace */
-}								/* namespace pg_rseq */
-
-using namespace pg_rseq;
 
 /*
- * pg_rseq_kernel() returns record: one row describing the kernel's rseq
- * support as this server uses it.  See the COMMENT in the install script
- * for the columns.
+ * pg_rseq_kernel: one row describing the kernel's rseq support as this
+ * server uses it; 1.1.0 adds `detail` (GUC rseq_slice_detail).  See the
+ * COMMENT in the install script for the columns.
  */
-PG_RSEQ_FUNCTION(pg_rseq_kernel)
+template <Api api>
+Datum
+RseqKernel(FunctionCallInfo fcinfo)
 {
-	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_kernel", kKernelColumns);
+	constexpr size_t ncolumns = api == Api::k1_0 ? kKernelColumns10 : kKernelColumns;
+	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_kernel", ncolumns);
 	Row<kKernelColumns> row;
 	rseq_slice_probe p;
 	char		eb[32];
@@ -128,21 +133,34 @@ PG_RSEQ_FUNCTION(pg_rseq_kernel)
 	row.SetText(kModeSetting, ModeName(static_cast<unsigned>(rseq_slice_mode_setting)));
 	row.SetText(kMode, ModeName(PgRseqState.mode));
 	row.SetText(kModeReason, PgRseqModeWhy);
+	row.Set(kDetail, BoolGetDatum(DetailCounted()));
 #endif
 	row.SetText(kSummary, p.reason);
 
-	PG_RETURN_DATUM(RowDatum(tupdesc, row));
+	if constexpr (api == Api::k1_0)
+	{
+		Row<kKernelColumns10> old = WithoutColumn(row, kDetail);
+
+		return RowDatum(tupdesc, old);
+	}
+	else
+		return RowDatum(tupdesc, row);
 }
 
 /*
- * pg_rseq_backend_state() returns record: this backend's nesting depth and
- * mode in force (NULL on a stock server), and the bytes of its rseq area
- * the protocol writes: slice_ctrl.request, slice_ctrl.granted and rseq_cs
- * (NULL if no rseq area is registered).
+ * pg_rseq_backend_state: this backend's nesting depth and mode in force
+ * (NULL on a stock server), and the bytes of its rseq area the protocol
+ * writes: slice_ctrl.request, slice_ctrl.granted and rseq_cs (NULL if no
+ * rseq area is registered); 1.1.0 adds `marker`, the address of the lock
+ * layer's preemption marker, which stays armed in rseq_cs between sections
+ * (NULL on a stock server or without an rseq area).
  */
-PG_RSEQ_FUNCTION(pg_rseq_backend_state)
+template <Api api>
+Datum
+RseqBackendState(FunctionCallInfo fcinfo)
 {
-	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_backend_state", kStateColumns);
+	constexpr size_t ncolumns = api == Api::k1_0 ? kStateColumns10 : kStateColumns;
+	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_backend_state", ncolumns);
 	Row<kStateColumns> row;
 	volatile rseq_slice_area *area = CurrentArea();
 
@@ -156,7 +174,46 @@ PG_RSEQ_FUNCTION(pg_rseq_backend_state)
 		row.Set(kStateGranted, Int16GetDatum(static_cast<int16>(area->slice.ctrl.granted)));
 		/* an address (or 0); below 2^63 on x86_64, so a plain bigint */
 		row.Set(kStateRseqCs, Int64GetDatum(static_cast<int64>(area->rseq_cs)));
+#if PG_RSEQ_PATCHED
+		row.Set(kStateMarker, Int64GetDatum(static_cast<int64>(PgRseqState.marker)));
+#endif
 	}
 
-	PG_RETURN_DATUM(RowDatum(tupdesc, row));
+	if constexpr (api == Api::k1_0)
+	{
+		Row<kStateColumns10> old = WithoutColumn(row, kStateMarker);
+
+		return RowDatum(tupdesc, old);
+	}
+	else
+		return RowDatum(tupdesc, row);
+}
+
+}								/* namespace */
+}								/* namespace pg_rseq */
+
+using namespace pg_rseq;
+
+/* pg_rseq_kernel() returns record: the 1.0.0 columns. */
+PG_RSEQ_FUNCTION(pg_rseq_kernel)
+{
+	return RseqKernel<Api::k1_0>(fcinfo);
+}
+
+/* pg_rseq_kernel() of 1.1.0: with `detail`. */
+PG_RSEQ_FUNCTION(pg_rseq_kernel_1_1)
+{
+	return RseqKernel<Api::k1_1>(fcinfo);
+}
+
+/* pg_rseq_backend_state() returns record: the 1.0.0 columns. */
+PG_RSEQ_FUNCTION(pg_rseq_backend_state)
+{
+	return RseqBackendState<Api::k1_0>(fcinfo);
+}
+
+/* pg_rseq_backend_state() of 1.1.0: with `marker`. */
+PG_RSEQ_FUNCTION(pg_rseq_backend_state_1_1)
+{
+	return RseqBackendState<Api::k1_1>(fcinfo);
 }

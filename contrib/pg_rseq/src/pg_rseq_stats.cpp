@@ -22,6 +22,16 @@
  *
  * On a stock server the three views are empty and the reset returns NULL.
  *
+ * SQL versions (see Api in pg_rseq.hpp).  1.1.0 (entry points *_1_1):
+ * the detail counters (sections, spinlock_sections, buffer_header_sections,
+ * wait_list_sections, nested_entries, max_depth, and the acquisitions of
+ * the spinlock, buffer header and wait list rows of the tranche view) are
+ * NULL while this backend does not count them (rseq_slice_detail off):
+ * NULL means "not counted", never "zero"; pg_stat_rseq_totals gets a
+ * `detail` column, pg_stat_rseq_tranche yields_in_grant and revoked.
+ * 1.0.0 (the original entry points): the columns of 1.0.0, every counter
+ * as the lock layer has it (detail counters stand still while not counted).
+ *
  * contrib/pg_rseq/src/pg_rseq_stats.cpp
  */
 #include "pg_rseq/pg_rseq.hpp"
@@ -60,11 +70,14 @@ constexpr size_t kBackendFirstCounter = 3;
 constexpr size_t kBackendStatsReset = kBackendFirstCounter + kCounterColumns;
 constexpr size_t kBackendColumns = kBackendStatsReset + 1;
 
-/* pg_stat_rseq_totals: the counters, stats_reset. */
-constexpr size_t kTotalsStatsReset = kCounterColumns;
+/* pg_stat_rseq_totals (1.1.0): the counters, detail, stats_reset. */
+constexpr size_t kTotalsDetail = kCounterColumns;
+constexpr size_t kTotalsStatsReset = kTotalsDetail + 1;
 constexpr size_t kTotalsColumns = kTotalsStatsReset + 1;
+/* 1.0.0 has no detail column. */
+constexpr size_t kTotalsColumns10 = kTotalsColumns - 1;
 
-/* pg_stat_rseq_tranche. */
+/* pg_stat_rseq_tranche (1.1.0; 1.0.0 has the first six columns). */
 enum TrancheColumn : size_t
 {
 	kTrancheName,
@@ -73,8 +86,34 @@ enum TrancheColumn : size_t
 	kTrancheDescheduled,
 	kTrancheGrants,
 	kTrancheYields,
+	kTrancheYieldsInGrant,
+	kTrancheRevoked,
 	kTrancheColumns
 };
+constexpr size_t kTrancheColumns10 = kTrancheYields + 1;
+
+/* Number of result columns of each function, per SQL version. */
+constexpr size_t
+TotalsColumns(Api api)
+{
+	return api == Api::k1_0 ? kTotalsColumns10 : kTotalsColumns;
+}
+
+constexpr size_t
+TrancheColumns(Api api)
+{
+	return api == Api::k1_0 ? kTrancheColumns10 : kTrancheColumns;
+}
+
+/*
+ * Are the detail counters shown (not NULL)?  1.0.0 always shows them;
+ * 1.1.0 only while this backend counts them.
+ */
+[[maybe_unused]] bool
+ShowDetail(Api api)
+{
+	return api == Api::k1_0 || DetailCounted();
+}
 
 #if PG_RSEQ_PATCHED
 
@@ -92,19 +131,26 @@ MakeConsistent(rseq_slice_counters *c)
 		c->yields_in_grant = c->yields;
 }
 
-/* Fill the counter columns starting at `first`. */
+/*
+ * Fill the counter columns starting at `first`; the detail counters only
+ * if `detail` (else they stay NULL: not counted).
+ */
 template <size_t N>
 void
-SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c)
+SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c, bool detail)
 {
 	static_assert(N >= kCounterColumns, "row too short");
-	row.SetBigint(first + kSpinlockSections, c.entries[PG_RSEQ_KIND_SPINLOCK]);
-	row.SetBigint(first + kBufferHeaderSections, c.entries[PG_RSEQ_KIND_BUFHDR]);
+	/* LWLock entries are the per-tranche acquisitions: always counted */
 	row.SetBigint(first + kLWLockSections, c.entries[PG_RSEQ_KIND_LWLOCK]);
-	row.SetBigint(first + kWaitListSections, c.entries[PG_RSEQ_KIND_WAITLIST]);
-	row.SetBigint(first + kSections, c.sections);
-	row.SetBigint(first + kNestedEntries, c.nested);
-	row.SetBigint(first + kMaxDepth, c.max_depth);
+	if (detail)
+	{
+		row.SetBigint(first + kSpinlockSections, c.entries[PG_RSEQ_KIND_SPINLOCK]);
+		row.SetBigint(first + kBufferHeaderSections, c.entries[PG_RSEQ_KIND_BUFHDR]);
+		row.SetBigint(first + kWaitListSections, c.entries[PG_RSEQ_KIND_WAITLIST]);
+		row.SetBigint(first + kSections, c.sections);
+		row.SetBigint(first + kNestedEntries, c.nested);
+		row.SetBigint(first + kMaxDepth, c.max_depth);
+	}
 	row.SetBigint(first + kRequests, c.requests);
 	row.SetBigint(first + kGrants, c.grants);
 	row.SetBigint(first + kYields, c.yields);
@@ -156,22 +202,19 @@ PG_RSEQ_ASSERT_POD(TrancheSum);
 
 #endif							/* PG_RSEQ_PATCHED */
 
-}								/* namespace */
-}								/* namespace pg_rseq */
-
-using namespace pg_rseq;
-
 /*
- * pg_stat_rseq() returns setof record: one row per live backend (that the
- * current user may see), counters since the later of the backend's start
- * and the last reset.
+ * pg_stat_rseq: one row per live backend (that the current user may see),
+ * counters since the later of the backend's start and the last reset.
  */
-PG_RSEQ_FUNCTION(pg_stat_rseq)
+template <Api api>
+Datum
+StatRseq(FunctionCallInfo fcinfo)
 {
 	StartMaterializedSRF(fcinfo, "pg_stat_rseq", kBackendColumns);
 #if PG_RSEQ_PATCHED
 	{
 		bool		read_all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+		bool		detail = ShowDetail(api);
 		int			nslots = PgRseqNumSlots();
 
 		for (int i = 0; i < nslots; i++)
@@ -189,7 +232,7 @@ PG_RSEQ_FUNCTION(pg_stat_rseq)
 			row.SetText(kBackendType,
 						GetBackendTypeDesc(static_cast<BackendType>(snap.backend_type)));
 			row.SetText(kBackendMode, ModeName(snap.mode));
-			SetCounters(row, kBackendFirstCounter, snap.c);
+			SetCounters(row, kBackendFirstCounter, snap.c, detail);
 			if (snap.stats_reset != 0)
 				row.Set(kBackendStatsReset, TimestampTzGetDatum(snap.stats_reset));
 			PutRow(fcinfo, row);
@@ -200,12 +243,14 @@ PG_RSEQ_FUNCTION(pg_stat_rseq)
 }
 
 /*
- * pg_stat_rseq_totals() returns setof record: one row, the cluster totals
- * since the last reset (live backends and every backend that has exited).
+ * pg_stat_rseq_totals: one row, the cluster totals since the last reset
+ * (live backends and every backend that has exited); 1.1.0 adds `detail`.
  */
-PG_RSEQ_FUNCTION(pg_stat_rseq_totals)
+template <Api api>
+Datum
+StatRseqTotals(FunctionCallInfo fcinfo)
 {
-	StartMaterializedSRF(fcinfo, "pg_stat_rseq_totals", kTotalsColumns);
+	StartMaterializedSRF(fcinfo, "pg_stat_rseq_totals", TotalsColumns(api));
 #if PG_RSEQ_PATCHED
 	if (PgRseqShmem != nullptr)
 	{
@@ -216,24 +261,37 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_totals)
 
 		PgRseqSnapshotTotals(&c, rows, &reset);
 		MakeConsistent(&c);
-		SetCounters(row, 0, c);
+		SetCounters(row, 0, c, ShowDetail(api));
+		row.Set(kTotalsDetail, BoolGetDatum(DetailCounted()));
 		if (reset != 0)
 			row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
-		PutRow(fcinfo, row);
+		if constexpr (api == Api::k1_0)
+		{
+			Row<kTotalsColumns10> old = WithoutColumn(row, kTotalsDetail);
+
+			PutRow(fcinfo, old);
+		}
+		else
+			PutRow(fcinfo, row);
 	}
 #endif
 	return static_cast<Datum>(0);
 }
 
 /*
- * pg_stat_rseq_tranche() returns setof record: per LWLock tranche name
- * (rows with the same name summed), plus one row each for spinlocks,
- * buffer header locks and LWLock wait-list locks: cluster totals since the
- * last reset.  LWLock tranches with all counters 0 are left out.
+ * pg_stat_rseq_tranche: per LWLock tranche name (rows with the same name
+ * summed), plus one row each for spinlocks, buffer header locks and LWLock
+ * wait-list locks: cluster totals since the last reset.  LWLock tranches
+ * with all counters 0 are left out.  1.1.0 adds yields_in_grant and
+ * revoked, and shows the acquisitions of the spinlock, buffer header and
+ * wait list rows (the detail counters' per-kind entries) as NULL while
+ * they are not counted.
  */
-PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
+template <Api api>
+Datum
+StatRseqTranche(FunctionCallInfo fcinfo)
 {
-	StartMaterializedSRF(fcinfo, "pg_stat_rseq_tranche", kTrancheColumns);
+	StartMaterializedSRF(fcinfo, "pg_stat_rseq_tranche", TrancheColumns(api));
 #if PG_RSEQ_PATCHED
 	if (PgRseqShmem != nullptr)
 	{
@@ -242,6 +300,7 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
 		static TrancheSum sums[PG_RSEQ_NROWS];
 		rseq_slice_counters c;
 		TimestampTz reset;
+		bool		detail = ShowDetail(api);
 		int			nsums = 0;
 
 		PgRseqSnapshotTotals(&c, rows, &reset);
@@ -269,6 +328,8 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
 			sums[s].c.descheduled += rows[r].descheduled;
 			sums[s].c.grants += rows[r].grants;
 			sums[s].c.yields += rows[r].yields;
+			sums[s].c.yields_in_grant += rows[r].yields_in_grant;
+			sums[s].c.revoked += rows[r].revoked;
 		}
 		for (int s = 0; s < nsums; s++)
 		{
@@ -276,21 +337,80 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
 			Row<kTrancheColumns> row;
 
 			if (!sums[s].always && t->acquisitions == 0 && t->descheduled == 0 &&
-				t->grants == 0 && t->yields == 0)
+				t->grants == 0 && t->yields == 0 && t->yields_in_grant == 0 &&
+				t->revoked == 0)
 				continue;
+			/* the documented relations (a reader can race with the owner) */
+			if (t->revoked > t->grants)
+				t->revoked = t->grants;
 			if (t->yields > t->grants)
 				t->yields = t->grants;
+			if (t->yields_in_grant > t->yields)
+				t->yields_in_grant = t->yields;
 			row.SetText(kTrancheName, sums[s].name);
 			row.SetText(kTrancheKind, sums[s].kind);
-			row.SetBigint(kTrancheAcquisitions, t->acquisitions);
+			/* LWLock acquisitions are always counted, the other kinds' with detail */
+			if (!sums[s].always || detail)
+				row.SetBigint(kTrancheAcquisitions, t->acquisitions);
 			row.SetBigint(kTrancheDescheduled, t->descheduled);
 			row.SetBigint(kTrancheGrants, t->grants);
 			row.SetBigint(kTrancheYields, t->yields);
-			PutRow(fcinfo, row);
+			row.SetBigint(kTrancheYieldsInGrant, t->yields_in_grant);
+			row.SetBigint(kTrancheRevoked, t->revoked);
+			if constexpr (api == Api::k1_0)
+			{
+				Row<kTrancheColumns - 1> a = WithoutColumn(row, kTrancheRevoked);
+				Row<kTrancheColumns10> old = WithoutColumn(a, kTrancheYieldsInGrant);
+
+				PutRow(fcinfo, old);
+			}
+			else
+				PutRow(fcinfo, row);
 		}
 	}
 #endif
 	return static_cast<Datum>(0);
+}
+
+}								/* namespace */
+}								/* namespace pg_rseq */
+
+using namespace pg_rseq;
+
+/* pg_stat_rseq() returns setof record (1.0.0: detail counters as counted). */
+PG_RSEQ_FUNCTION(pg_stat_rseq)
+{
+	return StatRseq<Api::k1_0>(fcinfo);
+}
+
+/* pg_stat_rseq() of 1.1.0: detail counters NULL while not counted. */
+PG_RSEQ_FUNCTION(pg_stat_rseq_1_1)
+{
+	return StatRseq<Api::k1_1>(fcinfo);
+}
+
+/* pg_stat_rseq_totals() returns setof record: 1.0.0 columns. */
+PG_RSEQ_FUNCTION(pg_stat_rseq_totals)
+{
+	return StatRseqTotals<Api::k1_0>(fcinfo);
+}
+
+/* pg_stat_rseq_totals() of 1.1.0: detail column, NULL detail counters. */
+PG_RSEQ_FUNCTION(pg_stat_rseq_totals_1_1)
+{
+	return StatRseqTotals<Api::k1_1>(fcinfo);
+}
+
+/* pg_stat_rseq_tranche() returns setof record: 1.0.0 columns. */
+PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
+{
+	return StatRseqTranche<Api::k1_0>(fcinfo);
+}
+
+/* pg_stat_rseq_tranche() of 1.1.0: yields_in_grant, revoked. */
+PG_RSEQ_FUNCTION(pg_stat_rseq_tranche_1_1)
+{
+	return StatRseqTranche<Api::k1_1>(fcinfo);
 }
 
 /*

@@ -13,9 +13,23 @@
  *
  * Never under a spinlock: only LWLocks are held when the ERROR is raised.
  *
+ * pg_rseq_test_signal_in_lwlocks (1.1.0) takes the same locks, sends the
+ * backend a signal while holding them and releases them normally: the
+ * kernel clears rseq_cs when it delivers a signal, as it does when it
+ * preempts, so the lock layer counts a deschedule while holding whenever
+ * an rseq area is registered (any kernel with rseq, legacy or V2
+ * registration, every mode but off).
+ *
  * contrib/pg_rseq/src/pg_rseq_test.cpp
  */
 #include "pg_rseq/pg_rseq.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include <sys/types.h>
+#include <unistd.h>
 
 namespace pg_rseq
 {
@@ -65,6 +79,27 @@ GetTestLocks()
 	return test_locks;
 }
 
+/* Argument checks shared by the test functions; returns n. */
+int32
+CheckTestArgs(FunctionCallInfo fcinfo, const char *funcname)
+{
+	int32		n;
+
+	if (!superuser())
+		throw Error(ERRCODE_INSUFFICIENT_PRIVILEGE,
+					"permission denied for function %s", funcname)
+			.Detail("Only superusers may call this test function.");
+	if (PG_ARGISNULL(0))
+		throw Error(ERRCODE_NULL_VALUE_NOT_ALLOWED,
+					"number of LWLocks must not be NULL");
+	n = PG_GETARG_INT32(0);
+	if (n < 0 || n > kMaxTestLocks)
+		throw Error(ERRCODE_INVALID_PARAMETER_VALUE,
+					"number of LWLocks must be between 0 and %d, not %d",
+					kMaxTestLocks, n);
+	return n;
+}
+
 }								/* namespace */
 }								/* namespace pg_rseq */
 
@@ -79,21 +114,8 @@ using namespace pg_rseq;
  */
 PG_RSEQ_FUNCTION(pg_rseq_test_error_in_lwlocks)
 {
-	int32		n;
+	int32		n = CheckTestArgs(fcinfo, "pg_rseq_test_error_in_lwlocks");
 	TestLocks  *t;
-
-	if (!superuser())
-		throw Error(ERRCODE_INSUFFICIENT_PRIVILEGE,
-					"permission denied for function pg_rseq_test_error_in_lwlocks")
-			.Detail("Only superusers may call this test function.");
-	if (PG_ARGISNULL(0))
-		throw Error(ERRCODE_NULL_VALUE_NOT_ALLOWED,
-					"number of LWLocks must not be NULL");
-	n = PG_GETARG_INT32(0);
-	if (n < 0 || n > kMaxTestLocks)
-		throw Error(ERRCODE_INVALID_PARAMETER_VALUE,
-					"number of LWLocks must be between 0 and %d, not %d",
-					kMaxTestLocks, n);
 
 	t = GetTestLocks();
 	for (int i = 0; i < n; i++)
@@ -114,5 +136,34 @@ PG_RSEQ_FUNCTION(pg_rseq_test_error_in_lwlocks)
 			(errcode(ERRCODE_RAISE_EXCEPTION),
 			 errmsg("pg_rseq test error while holding %d LWLocks", n)));
 #endif
+	PG_RETURN_VOID();
+}
+
+/*
+ * pg_rseq_test_signal_in_lwlocks(n integer) returns void (1.1.0): take n
+ * (0 .. 64) LWLocks of tranche "pg_rseq_test" in exclusive mode, send this
+ * backend SIGUSR1 (PostgreSQL's procsignal handler: with no reason flagged
+ * it only sets the latch) while holding them, then release them, innermost
+ * first.  The signal is delivered before kill() returns, and the kernel
+ * clears rseq_cs on delivery, so with an rseq area registered and a mode
+ * that counts, the release of the innermost lock counts one "descheduled
+ * while holding" against tranche pg_rseq_test (n >= 1).  Superuser only;
+ * argument errors as pg_rseq_test_error_in_lwlocks.
+ */
+PG_RSEQ_FUNCTION(pg_rseq_test_signal_in_lwlocks)
+{
+	int32		n = CheckTestArgs(fcinfo, "pg_rseq_test_signal_in_lwlocks");
+	TestLocks  *t = GetTestLocks();
+	int			err = 0;
+
+	for (int i = 0; i < n; i++)
+		LWLockAcquire(&t->locks[i], LW_EXCLUSIVE);
+	if (::kill(MyProcPid, SIGUSR1) != 0)
+		err = errno;
+	for (int i = n - 1; i >= 0; i--)
+		LWLockRelease(&t->locks[i]);
+	if (err != 0)
+		throw Error(ERRCODE_SYSTEM_ERROR, "could not send SIGUSR1 to process %d: %s",
+					MyProcPid, std::strerror(err));
 	PG_RETURN_VOID();
 }

@@ -84,6 +84,59 @@ struct Row
 PG_RSEQ_ASSERT_POD(Row<1>);
 
 /*
+ * `row` without column `col`: the result of an older SQL definition that
+ * lacks that column (the entry points of extension version 1.0.0 fill the
+ * 1.1.0 layout, then drop the columns 1.0.0 does not have).
+ */
+template <size_t N>
+Row<N - 1>
+WithoutColumn(const Row<N> &row, size_t col)
+{
+	static_assert(N >= 2, "nothing left");
+	Row<N - 1>	out;
+
+	for (size_t i = 0, j = 0; i < N; i++)
+	{
+		if (i == col)
+			continue;
+		out.values[j] = row.values[i];
+		out.nulls[j] = row.nulls[i];
+		j++;
+	}
+	return out;
+}
+
+/* ----------
+ * SQL versions of the extension.  An entry point serves one SQL
+ * definition; where 1.1.0 changed a function's result, it has its own
+ * entry point (name_1_1) and the 1.0.0 one stays for databases that have
+ * not run ALTER EXTENSION pg_rseq UPDATE yet.
+ * ----------
+ */
+enum class Api
+{
+	k1_0,						/* pg_rseq--1.0.0.sql */
+	k1_1						/* pg_rseq--1.1.0.sql */
+};
+
+/*
+ * Is this backend counting the detail counters (GUC rseq_slice_detail:
+ * per-kind entries of spinlocks, buffer header and wait-list locks,
+ * sections, nested entries, max_depth)?  Always false on a stock server.
+ * This is the setting as this backend has applied it; other backends apply
+ * a change when they process the configuration reload.
+ */
+inline bool
+DetailCounted()
+{
+#if PG_RSEQ_PATCHED
+	return rseq_slice_detail_setting;
+#else
+	return false;
+#endif
+}
+
+/*
  * The tuple descriptor of a function's declared result, checked against
  * the number of columns the C++ code fills (a mismatch means the SQL
  * script and the module disagree).
