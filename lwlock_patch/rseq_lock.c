@@ -127,6 +127,115 @@ PgRseqWaitEndSlow(void)
 	rseq_slice_wait_end(&PgRseqState);
 }
 
+void
+PgRseqNoteEventsCtx(long ctx, unsigned events)
+{
+	int			row;
+
+	if (ctx >= 0 && ctx < PG_RSEQ_NROWS)
+		row = (int) ctx;
+	else
+		row = PgRseqTrancheRow(((LWLock *) ctx)->tranche);
+	PgRseqNoteEvents(row, events);
+}
+
+#if PG_RSEQ_THUNKS
+/*
+ * The rare calls of the fast path (storage/rseq_lock.h PG_RSEQ_THUNK): C
+ * functions behind register-preserving thunks.  Only reached when the
+ * kernel cleared the marker, when a grant was seen, or on the slow path.
+ */
+extern void pg_rseq_rare_cleared_at_enter(void);
+extern void pg_rseq_rare_enter_slow(long kind);
+extern void pg_rseq_rare_cleared_at_leave(long ctx);
+extern void pg_rseq_rare_leave_slow(long ctx);
+extern void pg_rseq_rare_granted(long ctx, long granted);
+
+void
+pg_rseq_rare_cleared_at_enter(void)
+{
+	rseq_slice_cleared_at_enter(&PgRseqState);
+}
+
+void
+pg_rseq_rare_enter_slow(long kind)
+{
+	rseq_slice_enter_slow(&PgRseqState, (unsigned) kind);
+}
+
+void
+pg_rseq_rare_cleared_at_leave(long ctx)
+{
+	unsigned	ev = rseq_slice_cleared_at_leave(&PgRseqState);
+
+	if (ev != 0)
+		PgRseqNoteEventsCtx(ctx, ev);
+}
+
+void
+pg_rseq_rare_leave_slow(long ctx)
+{
+	unsigned	ev = rseq_slice_leave_slow(&PgRseqState);
+
+	if (ev != 0)
+		PgRseqNoteEventsCtx(ctx, ev);
+}
+
+void
+pg_rseq_rare_granted(long ctx, long granted)
+{
+	unsigned	ev = rseq_slice_granted(&PgRseqState, granted != 0);
+
+	if (ev != 0)
+		PgRseqNoteEventsCtx(ctx, ev);
+}
+
+/*
+ * pg_rseq_thunk_<name>: save every register the C calling convention lets
+ * a callee clobber (rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-15), align the
+ * stack, call pg_rseq_rare_<name> with the caller's rdi/rsi/rdx, restore,
+ * return.  The call site has already stepped over its red zone.  The
+ * flags are the only state not preserved (the call site declares "cc").
+ */
+#define PG_RSEQ_DEFINE_THUNK(name) \
+	__asm__(".text\n" \
+			".p2align 4\n" \
+			".globl pg_rseq_thunk_" #name "\n" \
+			".type pg_rseq_thunk_" #name ", @function\n" \
+			"pg_rseq_thunk_" #name ":\n" \
+			"\tpush %rax\n\tpush %rcx\n\tpush %rdx\n\tpush %rsi\n\tpush %rdi\n" \
+			"\tpush %r8\n\tpush %r9\n\tpush %r10\n\tpush %r11\n" \
+			"\tpush %rbp\n\tmov %rsp, %rbp\n\tand $-16, %rsp\n\tsub $256, %rsp\n" \
+			"\tmovdqu %xmm0, 0(%rsp)\n\tmovdqu %xmm1, 16(%rsp)\n" \
+			"\tmovdqu %xmm2, 32(%rsp)\n\tmovdqu %xmm3, 48(%rsp)\n" \
+			"\tmovdqu %xmm4, 64(%rsp)\n\tmovdqu %xmm5, 80(%rsp)\n" \
+			"\tmovdqu %xmm6, 96(%rsp)\n\tmovdqu %xmm7, 112(%rsp)\n" \
+			"\tmovdqu %xmm8, 128(%rsp)\n\tmovdqu %xmm9, 144(%rsp)\n" \
+			"\tmovdqu %xmm10, 160(%rsp)\n\tmovdqu %xmm11, 176(%rsp)\n" \
+			"\tmovdqu %xmm12, 192(%rsp)\n\tmovdqu %xmm13, 208(%rsp)\n" \
+			"\tmovdqu %xmm14, 224(%rsp)\n\tmovdqu %xmm15, 240(%rsp)\n" \
+			"\tcall pg_rseq_rare_" #name "\n" \
+			"\tmovdqu 0(%rsp), %xmm0\n\tmovdqu 16(%rsp), %xmm1\n" \
+			"\tmovdqu 32(%rsp), %xmm2\n\tmovdqu 48(%rsp), %xmm3\n" \
+			"\tmovdqu 64(%rsp), %xmm4\n\tmovdqu 80(%rsp), %xmm5\n" \
+			"\tmovdqu 96(%rsp), %xmm6\n\tmovdqu 112(%rsp), %xmm7\n" \
+			"\tmovdqu 128(%rsp), %xmm8\n\tmovdqu 144(%rsp), %xmm9\n" \
+			"\tmovdqu 160(%rsp), %xmm10\n\tmovdqu 176(%rsp), %xmm11\n" \
+			"\tmovdqu 192(%rsp), %xmm12\n\tmovdqu 208(%rsp), %xmm13\n" \
+			"\tmovdqu 224(%rsp), %xmm14\n\tmovdqu 240(%rsp), %xmm15\n" \
+			"\tmov %rbp, %rsp\n\tpop %rbp\n" \
+			"\tpop %r11\n\tpop %r10\n\tpop %r9\n\tpop %r8\n" \
+			"\tpop %rdi\n\tpop %rsi\n\tpop %rdx\n\tpop %rcx\n\tpop %rax\n" \
+			"\tret\n" \
+			".size pg_rseq_thunk_" #name ", .-pg_rseq_thunk_" #name "\n")
+
+PG_RSEQ_DEFINE_THUNK(cleared_at_enter);
+PG_RSEQ_DEFINE_THUNK(enter_slow);
+PG_RSEQ_DEFINE_THUNK(cleared_at_leave);
+PG_RSEQ_DEFINE_THUNK(leave_slow);
+PG_RSEQ_DEFINE_THUNK(granted);
+#endif							/* PG_RSEQ_THUNKS */
+
 /* Resolve a mode setting against this process's probe; log if asked. */
 static rseq_slice_mode
 PgRseqResolve(int setting)

@@ -28,6 +28,37 @@
 #ifndef RSEQ_LOCK_H
 #define RSEQ_LOCK_H
 
+/*
+ * In the server binary on x86_64 the protocol's rare calls (a cleared
+ * marker, the slow path, a grant) go through register-preserving thunks
+ * (rseq_lock.c): an ordinary call, even on a branch never taken, makes the
+ * compiler keep a lock holder's live values in callee-saved registers (a
+ * push, a pop and often a lea per function with a section; bench/callgrind,
+ * objdump).  A thunk call clobbers nothing but the flags.  Extensions and
+ * other platforms use the ordinary calls.
+ */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+	(defined(__PIE__) || !defined(__PIC__))
+#define PG_RSEQ_THUNKS 1
+/* skip the caller's red zone, call the thunk with up to three arguments */
+#define PG_RSEQ_THUNK(name, a, b, c) \
+	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tcall " #name "\n\tlea 128(%%rsp), %%rsp" \
+						 : : "D"((long) (a)), "S"((long) (b)), "d"((long) (c)) : "memory", "cc")
+#define RSEQ_SLICE_CALL_HOOKS 1
+#define RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s) \
+	PG_RSEQ_THUNK(pg_rseq_thunk_cleared_at_enter, 0, 0, 0)
+#define RSEQ_SLICE_CALL_ENTER_SLOW(s, kind) \
+	PG_RSEQ_THUNK(pg_rseq_thunk_enter_slow, (kind), 0, 0)
+#define RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx) \
+	({ PG_RSEQ_THUNK(pg_rseq_thunk_cleared_at_leave, (ctx), 0, 0); 0u; })
+#define RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx) \
+	({ PG_RSEQ_THUNK(pg_rseq_thunk_leave_slow, (ctx), 0, 0); 0u; })
+#define RSEQ_SLICE_CALL_GRANTED(s, g, ctx) \
+	({ PG_RSEQ_THUNK(pg_rseq_thunk_granted, (ctx), (g), 0); 0u; })
+#else
+#define PG_RSEQ_THUNKS 0
+#endif
+
 #include "port/rseq_slice.h"
 
 /* Lock kinds: index into rseq_slice_counters.entries and PgRseqHeld */
@@ -108,6 +139,12 @@ extern void PgRseqCheckDepth(void);
 /* Out of line, rare: attribute events of a release to a row. */
 extern void PgRseqNoteEvents(int row, unsigned events);
 
+/*
+ * The same for a leave's context: a row number (spinlock, buffer header,
+ * wait list: < PG_RSEQ_NROWS) or an LWLock pointer (its tranche's row).
+ */
+extern void PgRseqNoteEventsCtx(long ctx, unsigned events);
+
 /* Enter a section for a lock of `kind` (before or right after taking it). */
 static pg_attribute_always_inline void
 PgRseqEnter(unsigned kind)
@@ -125,30 +162,36 @@ off:
  * Leave the innermost section, right after the lock was released; returns
  * the RSEQ_SLICE_EV_* bits for the caller to pass to PgRseqNoteEvents().
  */
-static pg_attribute_always_inline unsigned
-PgRseqLeaveEvents(unsigned kind)
+/*
+ * PgRseqLeaveCtx: leave the innermost section, right after the lock was
+ * released, and attribute what happened to `ctx`: a row number, or for an
+ * LWLock the lock's address (its tranche is only looked at when something
+ * happened).  With the thunks the events are attributed inside them and
+ * ev is always 0 here.
+ */
+static pg_attribute_always_inline void
+PgRseqLeaveCtx(unsigned kind, long ctx)
 {
-	unsigned	ev = 0;
+	unsigned	ev;
 
 	RSEQ_SLICE_BARRIER();
 	PG_RSEQ_DISPATCH(off, other);
-	ev = rseq_slice_leave_measure(&PgRseqState);
-	goto off;
+	ev = rseq_slice_leave_measure(&PgRseqState, ctx);
+	goto done;
 other:
-	ev = rseq_slice_leave_other(&PgRseqState);
+	ev = rseq_slice_leave_other(&PgRseqState, ctx);
+done:
+	if (unlikely(ev != 0))
+		PgRseqNoteEventsCtx(ctx, ev);
 off:
 	PgRseqHeldDec(kind);
-	return ev;
 }
 
-/* Leave the innermost section and attribute what happened to `row`. */
+/* Leave the innermost section of a spinlock-like lock counted on `row`. */
 static pg_attribute_always_inline void
 PgRseqLeave(unsigned kind, int row)
 {
-	unsigned	ev = PgRseqLeaveEvents(kind);
-
-	if (unlikely(ev != 0))
-		PgRseqNoteEvents(row, ev);
+	PgRseqLeaveCtx(kind, (long) row);
 }
 
 /*

@@ -413,24 +413,6 @@ rseq_slice_close_request(rseq_slice_state *s)
 	}
 }
 
-/* Close the upstream request window: the inline part of the above. */
-RSEQ_SLICE_INLINE unsigned
-rseq_slice_close_upstream(rseq_slice_state *s)
-{
-	volatile rseq_slice_area *a = s->area;
-	uint8_t		req,
-				g;
-
-	RSEQ_SLICE_BARRIER();
-	req = a->slice.ctrl.request;
-	a->slice.ctrl.request = 0;
-	RSEQ_SLICE_BARRIER();
-	g = a->slice.ctrl.granted;
-	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ 1)) != 0))
-		return rseq_slice_granted(s, g != 0);
-	return 0;
-}
-
 /* Open a request window (upstream or poc mode). */
 RSEQ_SLICE_INLINE void
 rseq_slice_open_request(rseq_slice_state *s)
@@ -465,6 +447,45 @@ extern void rseq_slice_cleared_at_enter(rseq_slice_state *s);
 extern unsigned rseq_slice_cleared_at_leave(rseq_slice_state *s);
 
 /*
+ * How the inline fast path calls those (and rseq_slice_granted).  An
+ * includer may define RSEQ_SLICE_CALL_HOOKS and all five macros before
+ * including this header to route the calls elsewhere, e.g. through
+ * register-preserving thunks (PostgreSQL's storage/rseq_lock.h: an ordinary
+ * call on a rare branch still makes the compiler keep the lock holder's
+ * live values in callee-saved registers, a push and a pop each in every
+ * function with a section).  `ctx` is the value the caller passed to
+ * rseq_slice_leave_measure/_other (0 from rseq_slice_leave), for the hook
+ * to attribute the events itself; a hook that does so returns 0.
+ */
+#ifndef RSEQ_SLICE_CALL_HOOKS
+#define RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s) rseq_slice_cleared_at_enter(s)
+#define RSEQ_SLICE_CALL_ENTER_SLOW(s, kind) rseq_slice_enter_slow((s), (kind))
+#define RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx) rseq_slice_cleared_at_leave(s)
+#define RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx) rseq_slice_leave_slow(s)
+#define RSEQ_SLICE_CALL_GRANTED(s, g, ctx) rseq_slice_granted((s), (g))
+#endif
+
+/* Close the upstream request window: the inline part of the above. */
+RSEQ_SLICE_INLINE unsigned
+rseq_slice_close_upstream(rseq_slice_state *s, long ctx)
+{
+	volatile rseq_slice_area *a = s->area;
+	uint8_t		req,
+				g;
+
+	(void) ctx;
+	RSEQ_SLICE_BARRIER();
+	req = a->slice.ctrl.request;
+	a->slice.ctrl.request = 0;
+	RSEQ_SLICE_BARRIER();
+	g = a->slice.ctrl.granted;
+	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ 1)) != 0))
+		return RSEQ_SLICE_CALL_GRANTED(s, g != 0, ctx);
+	return 0;
+}
+
+
+/*
  * rseq_slice_enter: enter a critical section of lock kind `kind`
  * (0 .. RSEQ_SLICE_MAX_KINDS - 1, the caller's numbering).
  *
@@ -491,7 +512,7 @@ rseq_slice_enter_measure(rseq_slice_state *s)
 {
 	s->depth++;
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
-		rseq_slice_cleared_at_enter(s);
+		RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s);
 	RSEQ_SLICE_BARRIER();
 }
 
@@ -508,10 +529,10 @@ rseq_slice_enter_other(rseq_slice_state *s, unsigned kind)
 			a->slice.ctrl.request = 1;
 		}
 		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-			rseq_slice_cleared_at_enter(s);
+			RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s);
 	}
 	else
-		rseq_slice_enter_slow(s, kind);
+		RSEQ_SLICE_CALL_ENTER_SLOW(s, kind);
 	RSEQ_SLICE_BARRIER();
 }
 
@@ -546,30 +567,30 @@ off:
  */
 /* The bodies of rseq_slice_leave after the dispatch. */
 RSEQ_SLICE_INLINE unsigned
-rseq_slice_leave_measure(rseq_slice_state *s)
+rseq_slice_leave_measure(rseq_slice_state *s, long ctx)
 {
+	(void) ctx;
 	s->depth--;
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
-		return rseq_slice_cleared_at_leave(s);
+		return RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx);
 	return 0;
 }
 
 RSEQ_SLICE_INLINE unsigned
-rseq_slice_leave_other(rseq_slice_state *s)
+rseq_slice_leave_other(rseq_slice_state *s, long ctx)
 {
 	unsigned	ev = 0;
 
+	(void) ctx;
 	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
 	{
-		uint32_t	d = --s->depth;
-
 		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
-			ev = rseq_slice_cleared_at_leave(s);
-		if (d == 0)
-			ev |= rseq_slice_close_upstream(s);
+			ev = RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx);
+		if (--s->depth == 0)
+			ev |= rseq_slice_close_upstream(s, ctx);
 		return ev;
 	}
-	return rseq_slice_leave_slow(s);
+	return RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx);
 }
 
 RSEQ_SLICE_INLINE unsigned
@@ -577,9 +598,9 @@ rseq_slice_leave(rseq_slice_state *s)
 {
 	RSEQ_SLICE_BARRIER();
 	RSEQ_SLICE_DISPATCH(s, off, other);
-	return rseq_slice_leave_measure(s);
+	return rseq_slice_leave_measure(s, 0);
 other:
-	return rseq_slice_leave_other(s);
+	return rseq_slice_leave_other(s, 0);
 off:
 	return 0;
 }
