@@ -1,0 +1,2 @@
+/* placeholder */
+#include "test_support.h"
