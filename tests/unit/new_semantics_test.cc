@@ -359,6 +359,17 @@ TEST_F(SetModeOpen, OffForgetsTheWaitingSwitch)
 		EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF) << "no switch at the end of the open sections";
 		EXPECT_EQ(cs(), 0u);
 		ExpectCounters(ctr, want);
+		/* a later switch out of off starts counting at depth 0 again */
+		EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_UPSTREAM), 1);
+		EXPECT_EQ(s.depth, 0u);
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(s.depth, 1u);
+		EXPECT_EQ(request(), 1);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(s.depth, 0u);
+		EXPECT_EQ(request(), 0) << "the outermost leave closed the window";
+		EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 1);
+		memset(&ctr, 0, sizeof(ctr));
 	}
 }
 
