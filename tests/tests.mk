@@ -3,6 +3,10 @@
 # make unit-check   GoogleTest unit tests of lwlock_patch/rseq_slice.h and
 #                   rseq_slice_kernel.c (tests/unit/), built with CMake in
 #                   $(BUILD)/unit and run with CTest.  Needs no PostgreSQL build.
+#                   Two executables run the same tests: rseq_slice_unit (detail
+#                   counters off, the inline fast path) and rseq_slice_unit_detail
+#                   (detail on, the slow path; CTest names detail.*).  KnownBug.*
+#                   are skipped unless RSEQ_UNIT_KNOWN_BUGS=1.
 
 UNIT_SRC_DIR   := $(CURDIR)/tests/unit
 UNIT_BUILD_DIR := $(BUILD)/unit

@@ -2,7 +2,8 @@
  * 3. What the outermost leave does with every state the kernel can leave
  *    behind: slice_ctrl {request, granted} in upstream mode, cr_flags in poc
  *    mode, and the rseq_cs marker (cleared by the kernel, or owned by
- *    someone else).  The kernel is played by writing the fake area between
+ *    someone else; ours stays armed between sections, a cleared one is
+ *    re-armed wherever it is found).  The kernel is played by writing the fake area between
  *    enter and leave; rseq_slice_yield is the test hook.
  */
 #include "test_support.h"
@@ -41,7 +42,7 @@ TEST_F(Exit, RequestStillSetNoGrant)
 	EXPECT_EQ(LeaveWith(1, 0), 0u);
 	EXPECT_EQ(request(), 0);
 	EXPECT_EQ(granted(), 0);
-	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(cs(), marker) << "the marker stays armed after the section";
 	EXPECT_EQ(rseq_test::yield_calls, 0u);
 	ExpectBase(1);
 	ExpectCounters(ctr, want);
@@ -227,16 +228,17 @@ TEST_F(Exit, MarkerClearedAtDepth1CountsDescheduled)
 		EXPECT_EQ(cs(), marker);
 		set_cs(0);				/* the kernel preempted us */
 		EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
-		EXPECT_EQ(cs(), 0u) << "must be left 0 at depth 0";
-		EXPECT_EQ(s.armed, 0);
+		EXPECT_EQ(cs(), marker) << "re-armed at depth 0 too";
 		EXPECT_EQ(ctr.descheduled, 1u);
+		EXPECT_EQ(s.path, QuietPath(m));
 
-		/* next section arms again and is not counted */
+		/* the next section finds it armed and is not counted */
 		rseq_slice_enter(&s, 0);
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(ctr.descheduled, 1u);
-		EXPECT_EQ(ctr.sections, 2u);
+		EXPECT_EQ(ctr.sections, rseq_test::Detail(2));
 	}
 }
 
@@ -249,13 +251,14 @@ TEST_F(Exit, MarkerClearedAtDepth3IsRearmedAndCountedPerLeave)
 	set_cs(0);
 	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* 3 -> 2 */
 	EXPECT_EQ(cs(), marker) << "re-armed while sections remain";
-	EXPECT_EQ(s.armed, 1);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);	/* 2 -> 1, not cleared again */
 	EXPECT_EQ(cs(), marker);
 	set_cs(0);
 	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);	/* 1 -> 0 */
-	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(cs(), marker) << "re-armed at depth 0 too";
 	EXPECT_EQ(ctr.descheduled, 2u);
+	EXPECT_EQ(s.desched_levels, 0u);
+	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
 }
 
 /*
@@ -273,17 +276,22 @@ TEST_F(Exit, PreemptionBeforeNestedEntryIsChargedToEnclosingLock)
 		rseq_slice_enter(&s, 0);
 		rseq_slice_enter(&s, 0);
 		set_cs(0);				/* preempted holding two locks */
+		EXPECT_EQ(s.path, QuietPath(m));
 		rseq_slice_enter(&s, 0);	/* depth 3: counts and re-arms */
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(ctr.descheduled, 1u);
 		EXPECT_EQ(s.desched_levels, 1u << 1);
+		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "the report needs the slow leave";
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* 3 -> 2 */
+		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "report still due";
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED,
 				  RSEQ_SLICE_EV_DESCHEDULED);	/* 2 -> 1: the lock entered at depth 2 */
+		EXPECT_EQ(s.desched_levels, 0u);
+		EXPECT_EQ(s.path, QuietPath(m)) << "back on the fast path once reported";
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* 1 -> 0 */
 		EXPECT_EQ(ctr.descheduled, 1u);
 		EXPECT_EQ(s.desched_levels, 0u);
-		EXPECT_EQ(cs(), 0u);
+		EXPECT_EQ(cs(), marker);
 	}
 }
 
@@ -367,7 +375,11 @@ TEST_F(Exit, DescheduledAndGrantTogether)
 	EXPECT_EQ(ctr.yields, 1u);
 }
 
-/* rseq_cs owned by another library at entry: not armed, never written. */
+/*
+ * rseq_cs owned by another library at entry: never overwritten; once the
+ * kernel clears it (it clears any rseq_cs it evaluates), it has acted as
+ * our marker: the clear is counted like ours and our marker takes over.
+ */
 TEST_F(Exit, ForeignRseqCsIsLeftAlone)
 {
 	const uint64_t foreign = 0x00007f0000001000ull;
@@ -379,27 +391,38 @@ TEST_F(Exit, ForeignRseqCsIsLeftAlone)
 		Init(m);
 		set_cs(foreign);
 		rseq_slice_enter(&s, 0);
-		EXPECT_EQ(s.armed, 0);
 		EXPECT_EQ(cs(), foreign);
 		rseq_slice_enter(&s, 0);
 		EXPECT_EQ(cs(), foreign);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(cs(), foreign);
-		/* the other owner finishes (0): we were not armed, so no count, no re-arm */
+		EXPECT_EQ(ctr.descheduled, 0u);
+		/* the kernel clears the foreign descriptor while we hold two locks */
 		rseq_slice_enter(&s, 0);
 		set_cs(0);
-		EXPECT_EQ(rseq_slice_leave(&s), 0u);
-		EXPECT_EQ(cs(), 0u);
+		EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
+		EXPECT_EQ(cs(), marker) << "ours takes over once the kernel cleared it";
+		EXPECT_EQ(ctr.descheduled, 1u);
+		/* another owner stores its descriptor again: left alone, not counted */
 		set_cs(foreign);
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);
 		EXPECT_EQ(cs(), foreign);
-		EXPECT_EQ(ctr.descheduled, 0u);
+		EXPECT_EQ(ctr.descheduled, 1u);
+		EXPECT_EQ(s.depth, 0u);
 		/* the request side still works */
 		if (m == RSEQ_SLICE_MODE_MEASURE)
 			EXPECT_EQ(ctr.requests, 0u);
 		else
 			EXPECT_EQ(ctr.requests, 1u);
 		EXPECT_EQ(cr_flags(), 0u);
+		/* sections over a foreign rseq_cs that stays: never written, never counted */
+		for (int i = 0; i < 3; i++)
+		{
+			rseq_slice_enter(&s, 1);
+			EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);
+		}
+		EXPECT_EQ(cs(), foreign);
+		EXPECT_EQ(ctr.descheduled, 1u);
 	}
 }
 
@@ -416,8 +439,13 @@ TEST_F(Exit, MarkerReplacedBySomeoneElse)
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(cs(), foreign) << "a nested leave must not re-arm over another owner";
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
-	EXPECT_EQ(cs(), foreign) << "the outermost leave clears only our own marker";
-	EXPECT_EQ(s.armed, 0);
+	EXPECT_EQ(cs(), foreign) << "the outermost leave never writes over another owner";
+	EXPECT_EQ(ctr.descheduled, 0u);
+	/* the next section does not take it over either */
+	rseq_slice_enter(&s, 0);
+	EXPECT_EQ(cs(), foreign);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(cs(), foreign);
 	EXPECT_EQ(ctr.descheduled, 0u);
 }
 

@@ -1,9 +1,12 @@
 /*
  * 2. Nesting on a fake area (not registered with the kernel), in every mode:
  *    the request is written only on depth 0 -> 1 and cleared on 1 -> 0,
- *    depth and counters are exact, off touches nothing, measure arms the
- *    marker and never touches the request, upstream uses slice_ctrl.request,
- *    poc uses cr_flags bit 0.
+ *    depth and counters are exact, off touches nothing (not even the
+ *    depth), measure arms the marker (and leaves it armed between sections)
+ *    and never touches the request, upstream uses slice_ctrl.request, poc
+ *    uses cr_flags bit 0.  The detail counters (entries, sections, nested,
+ *    max_depth) are exact in rseq_slice_unit_detail and 0 in
+ *    rseq_slice_unit (ExpectCounters).
  */
 #include "test_support.h"
 
@@ -21,22 +24,27 @@ TEST_F(Nesting, StateInitFromProbe)
 	Init(RSEQ_SLICE_MODE_UPSTREAM);
 	EXPECT_EQ(s.depth, 0u);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
-	EXPECT_EQ(s.armed, 0);
+	EXPECT_EQ(s.detail, RSEQ_TEST_DETAIL);
+	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 	EXPECT_EQ(s.waiting, 0);
 	EXPECT_EQ(s.pending, 0);
+	EXPECT_EQ(s.desched_levels, 0u);
 	EXPECT_EQ(s.area, area);
 	EXPECT_EQ(s.marker, rseq_slice_marker_address());
 	EXPECT_EQ(s.ctr, &ctr);
+	EXPECT_EQ(cs(), 0u) << "init arms nothing: the first enter does";
 
 	/* AUTO is a setting, never a mode in force; no area means off. */
 	Init(RSEQ_SLICE_MODE_AUTO);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
+	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
 
 	rseq_slice_probe p;
 
 	memset(&p, 0, sizeof(p));
 	rseq_slice_state_init(&s, RSEQ_SLICE_MODE_MEASURE, &p, &ctr);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
+	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(s.area, nullptr);
 }
 
@@ -53,11 +61,13 @@ TEST_F(Nesting, OffTouchesNothing)
 				after[64];
 
 	Init(RSEQ_SLICE_MODE_OFF);
+	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
 	snapshot(before);
 	for (unsigned d = 1; d <= 3; d++)
 	{
 		rseq_slice_enter(&s, d - 1);
-		EXPECT_EQ(s.depth, d);
+		EXPECT_EQ(s.depth, 0u) << "mode off keeps no depth";
+		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
 		snapshot(after);
 		EXPECT_EQ(memcmp(before, after, 64), 0) << "enter to depth " << d;
 	}
@@ -67,7 +77,7 @@ TEST_F(Nesting, OffTouchesNothing)
 	for (unsigned d = 3; d >= 1; d--)
 	{
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
-		EXPECT_EQ(s.depth, d - 1);
+		EXPECT_EQ(s.depth, 0u);
 		snapshot(after);
 		EXPECT_EQ(memcmp(before, after, 64), 0) << "leave to depth " << d - 1;
 	}
@@ -78,9 +88,14 @@ TEST_F(Nesting, OffTouchesNothing)
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	snapshot(after);
 	EXPECT_EQ(memcmp(before, after, 64), 0);
-	EXPECT_EQ(s.armed, 0);
+	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(s.depth, 0u);
+	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(rseq_test::yield_calls, 0u);
 	ExpectCounters(ctr, want);	/* all zero */
+	for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
+		EXPECT_EQ(ctr.entries[k], 0u) << "off counts nothing, not even with detail";
+	EXPECT_EQ(ctr.sections, 0u);
 }
 
 /* Enter to depth 3 and back, checking the area after every step. */
@@ -98,7 +113,7 @@ TEST_F(Nesting, MeasureArmsMarkerAndNeverTouchesRequest)
 		rseq_slice_enter(&s, kinds[d - 1]);
 		EXPECT_EQ(s.depth, d);
 		EXPECT_EQ(cs(), marker) << "depth " << d;
-		EXPECT_EQ(s.armed, 1);
+		EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
 		EXPECT_EQ(request(), 0x5a);
 		EXPECT_EQ(granted(), 0xa5);
 	}
@@ -106,11 +121,12 @@ TEST_F(Nesting, MeasureArmsMarkerAndNeverTouchesRequest)
 	{
 		EXPECT_EQ(rseq_slice_leave(&s), 0u) << "leave to " << d - 1;
 		EXPECT_EQ(s.depth, d - 1);
-		EXPECT_EQ(cs(), d - 1 > 0 ? marker : 0u) << "after leave to " << d - 1;
+		EXPECT_EQ(cs(), marker) << "after leave to " << d - 1 << ": the marker stays armed";
 		EXPECT_EQ(request(), 0x5a);
 		EXPECT_EQ(granted(), 0xa5);
 	}
-	EXPECT_EQ(s.armed, 0);
+	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
+	EXPECT_EQ(ctr.descheduled, 0u);
 	want.entries[0] = 1;
 	want.entries[2] = 2;
 	want.sections = 1;
@@ -156,7 +172,7 @@ TEST_F(Nesting, UpstreamRequestOnlyOnOutermostTransitions)
 	EXPECT_EQ(s.depth, 0u);
 	EXPECT_EQ(request(), 0);
 	EXPECT_EQ(granted(), 0);
-	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(cs(), marker) << "the marker stays armed between sections";
 
 	want.entries[1] = 2;
 	want.entries[3] = 1;
@@ -181,7 +197,7 @@ TEST_F(Nesting, UpstreamRequestByteAtEachDepth)
 	{
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(request(), d - 1 > 0 ? 1 : 0) << "after leave to " << d - 1;
-		EXPECT_EQ(cs(), d - 1 > 0 ? marker : 0u);
+		EXPECT_EQ(cs(), marker);
 	}
 	want.entries[0] = 3;
 	want.sections = 1;
@@ -210,7 +226,8 @@ TEST_F(Nesting, PocSetsCrFlagsBit0)
 	area->slice.poc_cr_flags = RSEQ_SLICE_POC_IN_CRITICAL_SECTION;
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(cr_flags(), 0u);
-	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(cs(), marker);
+	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "poc is always the slow path";
 	want.entries[3] = 3;
 	want.sections = 1;
 	want.nested = 2;
@@ -265,8 +282,10 @@ TEST_F(Nesting, CountersAcrossSectionsAndModes)
 		want.max_depth = 4;
 		want.requests += m == RSEQ_SLICE_MODE_MEASURE ? 0 : 2;
 		ExpectCounters(ctr, want);
-		EXPECT_EQ(cs(), 0u);
+		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(cr_flags(), 0u);
+		EXPECT_EQ(request(), 0);
+		EXPECT_EQ(ctr.descheduled, 0u);
 	}
 }
 
@@ -284,7 +303,7 @@ TEST_F(Nesting, DeepNestingUpstream)
 		rseq_slice_leave(&s);
 	EXPECT_EQ(s.depth, 0u);
 	EXPECT_EQ(request(), 0);
-	EXPECT_EQ(cs(), 0u);
+	EXPECT_EQ(cs(), marker);
 	for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
 		want.entries[k] = N / RSEQ_SLICE_MAX_KINDS;
 	want.sections = 1;

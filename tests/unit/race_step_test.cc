@@ -11,7 +11,14 @@
  *    documented race, a window of one or two instructions), never anywhere
  *    else; nothing is ever counted that the kernel did not do.
  *  - marker: a preemption during a nested leave is counted exactly once
- *    (by this leave or by the next one).
+ *    (by this leave or by the next one); one during the outermost leave is
+ *    counted by it (before its check of rseq_cs) or by nobody (after it:
+ *    the lock was released; the next enter re-arms without counting), and
+ *    the marker is left armed unless the kernel cleared it after the check.
+ *
+ * Both flavours run this: without detail the upstream and measure leaves
+ * are the inline fast path, with detail the out-of-line slow path
+ * (rseq_slice_leave_slow); both are single-stepped as compiled.
  *  - poc: a kernel bit set between the load and the store of cr_flags is
  *    lost (documented in the header), nowhere else.
  *
@@ -360,6 +367,12 @@ TEST_F(StepRace, NestedLeaveNeverLosesAPreemption)
 			unsigned	ev1 = Stepped([this]() { return rseq_slice_leave(&s); });
 			unsigned	ev2 = rseq_slice_leave(&s);
 
+			if (g_step < i)
+			{
+				/* the trap after tf_off's popfq is not always delivered (load) */
+				EXPECT_GE(i, n) << "step " << i << " never reached";
+				continue;
+			}
 			EXPECT_EQ((int) g_k_cleared, 1) << "the marker is armed at every step";
 			int			counted = ((ev1 & RSEQ_SLICE_EV_DESCHEDULED) ? 1 : 0) +
 				((ev2 & RSEQ_SLICE_EV_DESCHEDULED) ? 1 : 0);
@@ -368,7 +381,8 @@ TEST_F(StepRace, NestedLeaveNeverLosesAPreemption)
 			EXPECT_EQ(ctr.descheduled, (uint64_t) counted);
 			if (ev1 & RSEQ_SLICE_EV_DESCHEDULED)
 				here.insert(i);
-			EXPECT_EQ(cs(), 0u);
+			EXPECT_EQ(cs(), marker) << "whoever counted it re-armed it";
+			EXPECT_EQ(s.depth, 0u);
 		}
 		/* counted by the first leave for a prefix (before its load) */
 		ASSERT_FALSE(here.empty());
@@ -379,9 +393,140 @@ TEST_F(StepRace, NestedLeaveNeverLosesAPreemption)
 }
 
 /*
+ * A preemption at any step of a nested entry (depth 1 -> 2, the marker
+ * armed since the first section) is counted exactly once and reported
+ * exactly once: found by the entry (a prefix of its steps, before its
+ * check of rseq_cs) it is charged to the enclosing lock and reported by
+ * its leave; found later, by the inner lock's leave.
+ */
+TEST_F(StepRace, NestedEnterNeverLosesAPreemption)
+{
+	for (rseq_slice_mode m : {RSEQ_SLICE_MODE_MEASURE, RSEQ_SLICE_MODE_UPSTREAM})
+	{
+		SCOPED_TRACE(rseq_slice_mode_names[m]);
+		Fresh(m, 1);
+		Stepped([this]() { rseq_slice_enter(&s, 1); return 0u; });
+		const long	n = g_step;
+		std::set<long> at_entry;
+
+		ASSERT_GT(n, 3);
+		for (long i = 1; i <= n; i++)
+		{
+			SCOPED_TRACE("preempt at step " + std::to_string(i) + " of " + std::to_string(n));
+			Fresh(m, 1);
+			g_clear_at = i;
+			g_stop_at = i;
+			Stepped([this]() { rseq_slice_enter(&s, 1); return 0u; });
+			const bool	found = ctr.descheduled == 1;
+
+			if (g_step < i)
+			{
+				/* the trap after tf_off's popfq is not always delivered (load) */
+				EXPECT_GE(i, n) << "step " << i << " never reached";
+				continue;
+			}
+			EXPECT_EQ((int) g_k_cleared, 1) << "the marker is armed at every step";
+			EXPECT_EQ(s.depth, 2u);
+			if (found)
+			{
+				at_entry.insert(i);
+				EXPECT_EQ(s.desched_levels, 1u);
+				EXPECT_EQ(cs(), marker);
+			}
+			unsigned	inner = rseq_slice_leave(&s);
+			unsigned	outer = rseq_slice_leave(&s);
+
+			EXPECT_EQ(ctr.descheduled, 1u);
+			EXPECT_EQ(inner & RSEQ_SLICE_EV_DESCHEDULED, found ? 0u : RSEQ_SLICE_EV_DESCHEDULED);
+			EXPECT_EQ(outer & RSEQ_SLICE_EV_DESCHEDULED, found ? RSEQ_SLICE_EV_DESCHEDULED : 0u);
+			EXPECT_EQ((inner | outer) & RSEQ_SLICE_EV_DESCHEDULED_AGAIN, 0u);
+			EXPECT_EQ(s.desched_levels, 0u);
+			EXPECT_EQ(cs(), marker);
+		}
+		ASSERT_FALSE(at_entry.empty());
+		EXPECT_EQ(*at_entry.begin(), 1);
+		EXPECT_TRUE(Contiguous(at_entry)) << Join(at_entry);
+		EXPECT_LT(*at_entry.rbegin(), n);
+		printf("[ info ] %s nested enter: %ld steps, found by the entry at steps 1-%ld\n",
+			   rseq_slice_mode_names[m], n, *at_entry.rbegin());
+	}
+}
+
+/*
+ * Outermost entry (depth 0 -> 1, the marker armed by an earlier section):
+ * a preemption before its check of rseq_cs happened while nothing was held
+ * and is re-armed without counting (a prefix of the steps); one after it
+ * happened while holding and is counted by the leave.  Never both, never
+ * twice.
+ */
+TEST_F(StepRace, OutermostEnterPreemptionIsNotCountedBeforeTheCheck)
+{
+	for (rseq_slice_mode m : {RSEQ_SLICE_MODE_MEASURE, RSEQ_SLICE_MODE_UPSTREAM})
+	{
+		SCOPED_TRACE(rseq_slice_mode_names[m]);
+		auto		armed_fresh = [&]() {
+			Fresh(m, 1);
+			rseq_test::yield_calls = 0;
+			EXPECT_EQ(rseq_slice_leave(&s), 0u);
+			ASSERT_EQ(cs(), marker);
+		};
+
+		armed_fresh();
+		Stepped([this]() { rseq_slice_enter(&s, 0); return 0u; });
+		const long	n = g_step;
+		std::set<long> silent,
+					by_leave;
+
+		ASSERT_GT(n, 3);
+		for (long i = 1; i <= n; i++)
+		{
+			SCOPED_TRACE("preempt at step " + std::to_string(i) + " of " + std::to_string(n));
+			armed_fresh();
+			g_clear_at = i;
+			g_stop_at = i;
+			Stepped([this]() { rseq_slice_enter(&s, 0); return 0u; });
+			if (g_step < i)
+			{
+				EXPECT_GE(i, n) << "step " << i << " never reached";
+				continue;
+			}
+			EXPECT_EQ((int) g_k_cleared, 1) << "the marker is armed at every step";
+			EXPECT_EQ(ctr.descheduled, 0u) << "nothing was held before the entry";
+			EXPECT_EQ(s.desched_levels, 0u);
+			const bool	rearmed = cs() == marker;
+			unsigned	ev = rseq_slice_leave(&s);
+
+			if (rearmed)
+			{
+				silent.insert(i);
+				EXPECT_EQ(ev & RSEQ_SLICE_EV_DESCHEDULED, 0u);
+				EXPECT_EQ(ctr.descheduled, 0u);
+			}
+			else
+			{
+				by_leave.insert(i);
+				EXPECT_EQ(ev & RSEQ_SLICE_EV_DESCHEDULED, RSEQ_SLICE_EV_DESCHEDULED);
+				EXPECT_EQ(ctr.descheduled, 1u);
+			}
+			EXPECT_EQ(cs(), marker);
+		}
+		ASSERT_FALSE(silent.empty());
+		ASSERT_FALSE(by_leave.empty());
+		EXPECT_EQ(*silent.begin(), 1);
+		EXPECT_TRUE(Contiguous(silent)) << Join(silent);
+		EXPECT_TRUE(Contiguous(by_leave)) << Join(by_leave);
+		EXPECT_EQ(*by_leave.begin(), *silent.rbegin() + 1);
+		printf("[ info ] %s outermost enter: %ld steps, re-armed silently at steps 1-%ld, "
+			   "counted by the leave after\n", rseq_slice_mode_names[m], n, *silent.rbegin());
+	}
+}
+
+/*
  * Outermost leave: counted for a prefix of steps; after the marker was read
- * the preemption happened after the lock was released anyway.  Never a
- * phantom, rseq_cs always left 0.
+ * the preemption happened after the lock was released anyway, and it is
+ * not counted later either (the next enter finds the marker cleared with
+ * nothing held: re-armed, not counted).  Never a phantom; the marker is
+ * left armed unless the kernel cleared it after the check.
  */
 TEST_F(StepRace, OutermostLeavePreemptionPrefix)
 {
@@ -405,19 +550,33 @@ TEST_F(StepRace, OutermostLeavePreemptionPrefix)
 		{
 			counted.insert(i);
 			EXPECT_EQ((int) g_k_cleared, 1) << "phantom";
+			EXPECT_EQ(cs(), marker) << "counted and re-armed";
 		}
-		EXPECT_EQ(cs(), 0u);
-		EXPECT_EQ(s.armed, 0);
+		else if (g_k_cleared)
+			EXPECT_EQ(cs(), 0u) << "cleared after the check: left for the next enter";
+		else
+			EXPECT_EQ(cs(), marker) << "the marker stays armed after the section";
+		EXPECT_EQ(ctr.descheduled, (ev & RSEQ_SLICE_EV_DESCHEDULED) ? 1u : 0u);
+		/* the next section re-arms a cleared marker without counting it */
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(cs(), marker);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(ctr.descheduled, (ev & RSEQ_SLICE_EV_DESCHEDULED) ? 1u : 0u);
 	}
 	ASSERT_FALSE(counted.empty());
 	EXPECT_EQ(*counted.begin(), 1);
 	EXPECT_TRUE(Contiguous(counted)) << Join(counted);
 	EXPECT_TRUE(Contiguous(cleared)) << Join(cleared);
-	/* counted: every step up to the load of rseq_cs; cleared: up to its store */
+	/*
+	 * counted: every step up to the check of rseq_cs; cleared: the marker is
+	 * armed at every step of the leave (it is no longer cleared at depth 0)
+	 */
 	EXPECT_EQ(*cleared.begin(), 1);
-	EXPECT_GE(cleared.size(), counted.size());
+	EXPECT_GE(*cleared.rbegin(), n - 1) << Join(cleared);	/* the last trap may be lost */
+	EXPECT_GT(cleared.size(), counted.size()) << "a preemption after the check exists";
+	EXPECT_LT(*counted.rbegin(), n);
 	printf("[ info ] outermost leave: %ld steps, preemption counted at steps 1-%ld, "
-		   "marker still set until step %ld\n", n, *counted.rbegin(), *cleared.rbegin());
+		   "marker armed until step %ld\n", n, *counted.rbegin(), *cleared.rbegin());
 }
 
 /* poc: the kernel bit at every step; lost only between load and store. */

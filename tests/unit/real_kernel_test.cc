@@ -11,7 +11,14 @@
  * __rseq_size / __rseq_offset.
  *
  * This file includes rseq_slice.h without the test yield hook: its inline
- * fast path makes the real system call.
+ * fast path makes the real system call.  (The out-of-line slow path in
+ * rseq_slice_kernel.c yields through the hook; measure mode never yields.)
+ *
+ * The marker now stays armed between sections: after a run rseq_cs holds
+ * our descriptor (or 0 if the kernel cleared it since), until the switch
+ * to mode off clears it.  In rseq_slice_unit the sections run on the inline
+ * fast path, in rseq_slice_unit_detail on the slow path (detail counters,
+ * RSEQ_TEST_DETAIL).
  */
 #include "rseq_slice.h"
 
@@ -43,6 +50,9 @@ constexpr int kSleepSections = 200;
 /* Sections holding nothing: the marker must (nearly) never be cleared. */
 constexpr int kTightSections = 10000;
 constexpr int kTightMaxDescheduled = 50;
+constexpr bool kDetail = RSEQ_TEST_DETAIL != 0;
+/* sections is a detail counter: 0 without detail */
+constexpr uint64_t kSleepSectionsCounted = kDetail ? kSleepSections : 0;
 
 uint32_t AuxFeatureSize() { return (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE); }
 uint32_t AuxAlign() { return (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN); }
@@ -58,9 +68,12 @@ struct MarkerRun
 	uint64_t	descheduled = 0;	/* counter */
 	uint64_t	events = 0;			/* leaves that returned EV_DESCHEDULED */
 	uint64_t	sections = 0;
-	uint64_t	cs_after = 1;
+	uint64_t	cs_after = 1;		/* rseq_cs after the runs: 0 or our marker */
+	uint64_t	cs_after_off = 1;	/* rseq_cs after the switch to off: 0 */
 	uint64_t	tight_descheduled = 0;
+	uint64_t	tight_marked = 0;	/* empty sections after which rseq_cs was our marker */
 	int			mode = -1;
+	bool		cs_ok = false;		/* cs_after is 0 or the marker */
 };
 
 /* The marker on the registered area of the calling thread, measure mode. */
@@ -72,6 +85,7 @@ MarkerRun RunMarker(const rseq_slice_probe &p, int sleeps)
 
 	memset(&ctr, 0, sizeof(ctr));
 	rseq_slice_state_init(&s, RSEQ_SLICE_MODE_MEASURE, &p, &ctr);
+	rseq_slice_set_detail(&s, RSEQ_TEST_DETAIL);
 	r.mode = s.mode;
 	if (s.mode != RSEQ_SLICE_MODE_MEASURE)
 		return r;
@@ -85,16 +99,22 @@ MarkerRun RunMarker(const rseq_slice_probe &p, int sleeps)
 	r.descheduled = ctr.descheduled;
 	r.sections = ctr.sections;
 	r.cs_after = p.area->rseq_cs;
+	r.cs_ok = r.cs_after == 0 || r.cs_after == s.marker;
 
 	memset(&ctr, 0, sizeof(ctr));
 	for (int i = 0; i < kTightSections; i++)
 	{
 		rseq_slice_enter(&s, 1);
 		rseq_slice_leave(&s);
+		if (p.area->rseq_cs == s.marker)
+			r.tight_marked++;
 	}
 	r.tight_descheduled = ctr.descheduled;
-	if (p.area->rseq_cs != 0)
-		r.cs_after = p.area->rseq_cs;
+	r.cs_after = p.area->rseq_cs;
+	r.cs_ok = r.cs_ok && (r.cs_after == 0 || r.cs_after == s.marker);
+	/* off leaves rseq_cs as it found it: 0 */
+	rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF);
+	r.cs_after_off = p.area->rseq_cs;
 	return r;
 }
 
@@ -227,9 +247,13 @@ TEST(RealKernel, MarkerCountsSleepsInMeasureMode)
 	MarkerRun	r = RunMarker(p, kSleepSections);
 
 	ASSERT_EQ(r.mode, RSEQ_SLICE_MODE_MEASURE);
-	EXPECT_EQ(r.sections, (uint64_t) kSleepSections);
+	EXPECT_EQ(r.sections, kSleepSectionsCounted);
 	EXPECT_EQ(r.events, r.descheduled);
-	EXPECT_EQ(r.cs_after, 0u) << "rseq_cs must be left 0";
+	EXPECT_TRUE(r.cs_ok) << "rseq_cs between sections: 0 or our marker, was " << r.cs_after;
+	EXPECT_GE(r.tight_marked, (uint64_t) (kTightSections - kTightMaxDescheduled))
+		<< "the marker stays armed between sections";
+	EXPECT_EQ(r.cs_after_off, 0u) << "the switch to off must clear our marker";
+	EXPECT_EQ(GlibcArea()->rseq_cs, 0u);
 	EXPECT_LE(r.tight_descheduled, (uint64_t) kTightMaxDescheduled);
 	printf("[ info ] glibc area (%u bytes): %llu of %d sleeping sections descheduled, "
 		   "%llu of %d empty ones\n", p.reg_len, (unsigned long long) r.descheduled,
@@ -333,11 +357,14 @@ TEST(RealKernel, SetupRegistersOwnAreaWithoutGlibc)
 	EXPECT_EQ(kv["again_same_area"], "1");
 	EXPECT_EQ(kv["again_register_errno"], "0");
 	EXPECT_EQ(kv["marker_mode"], "measure");
-	EXPECT_EQ(kv["sections"], std::to_string(kSleepSections));
-	EXPECT_EQ(kv["cs_after"], "0");
+	EXPECT_EQ(kv["sections"], std::to_string(kSleepSectionsCounted));
+	EXPECT_EQ(kv["cs_ok"], "1") << "rseq_cs between sections: 0 or our marker";
+	EXPECT_EQ(kv["cs_after_off"], "0") << "the switch to off must clear our marker";
 	EXPECT_LE(std::stoi(kv["tight_descheduled"]), kTightMaxDescheduled);
+	EXPECT_GE(std::stoi(kv["tight_marked"]), kTightSections - kTightMaxDescheduled);
 	EXPECT_EQ(kv["fork_owner"], "postgres") << "fork() keeps the registration";
-	EXPECT_EQ(kv["fork_cs_after"], "0");
+	EXPECT_EQ(kv["fork_cs_ok"], "1");
+	EXPECT_EQ(kv["fork_cs_after_off"], "0");
 	if (fsize < 33)
 	{
 		EXPECT_EQ(kv["setup_rc"], "-1");
@@ -407,7 +434,10 @@ int rseq_test::child_main(const char *what)
 	printf("sections=%llu\n", (unsigned long long) r.sections);
 	printf("descheduled=%llu\n", (unsigned long long) r.descheduled);
 	printf("cs_after=%llu\n", (unsigned long long) r.cs_after);
+	printf("cs_ok=%d\n", r.cs_ok ? 1 : 0);
+	printf("cs_after_off=%llu\n", (unsigned long long) r.cs_after_off);
 	printf("tight_descheduled=%llu\n", (unsigned long long) r.tight_descheduled);
+	printf("tight_marked=%llu\n", (unsigned long long) r.tight_marked);
 	fflush(stdout);
 
 	/* fork() copies the registration: the child still has our area */
@@ -423,6 +453,8 @@ int rseq_test::child_main(const char *what)
 
 		printf("fork_descheduled=%llu\n", (unsigned long long) fr.descheduled);
 		printf("fork_cs_after=%llu\n", (unsigned long long) fr.cs_after);
+		printf("fork_cs_ok=%d\n", fr.cs_ok ? 1 : 0);
+		printf("fork_cs_after_off=%llu\n", (unsigned long long) fr.cs_after_off);
 		fflush(stdout);
 		_exit(0);
 	}

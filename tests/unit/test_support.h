@@ -29,15 +29,35 @@ long yield_hook(struct rseq_slice_state *s);
 
 #include <gtest/gtest.h>
 
+/*
+ * The flavour of this executable (CMakeLists.txt): 0 = rseq_slice_unit,
+ * detail counters off (FakeAreaTest::Init calls rseq_slice_set_detail(&s,
+ * 0)); 1 = rseq_slice_unit_detail, detail counters on (every section takes
+ * the out-of-line slow path).
+ */
+#ifndef RSEQ_TEST_DETAIL
+#error "RSEQ_TEST_DETAIL must be defined (0 or 1) by the build"
+#endif
+
 namespace rseq_test {
 
+constexpr bool kDetail = RSEQ_TEST_DETAIL != 0;
+
+/* A detail counter's expected value in this flavour: v, or 0 without detail. */
+constexpr uint64_t Detail(uint64_t v) { return kDetail ? v : 0; }
+
+/*
+ * want holds the values of every counter as if detail were on; without
+ * detail the detail counters (entries, sections, nested, max_depth) must be
+ * 0 whatever want says, the others exact in both flavours.
+ */
 inline void ExpectCounters(const rseq_slice_counters &got, const rseq_slice_counters &want)
 {
 	for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
-		EXPECT_EQ(got.entries[k], want.entries[k]) << "entries[" << k << "]";
-	EXPECT_EQ(got.sections, want.sections) << "sections";
-	EXPECT_EQ(got.nested, want.nested) << "nested";
-	EXPECT_EQ(got.max_depth, want.max_depth) << "max_depth";
+		EXPECT_EQ(got.entries[k], Detail(want.entries[k])) << "entries[" << k << "]";
+	EXPECT_EQ(got.sections, Detail(want.sections)) << "sections";
+	EXPECT_EQ(got.nested, Detail(want.nested)) << "nested";
+	EXPECT_EQ(got.max_depth, Detail(want.max_depth)) << "max_depth";
 	EXPECT_EQ(got.requests, want.requests) << "requests";
 	EXPECT_EQ(got.grants, want.grants) << "grants";
 	EXPECT_EQ(got.revoked, want.revoked) << "revoked";
@@ -90,6 +110,20 @@ protected:
 		p.feature_size = 33;
 		p.reg_len = 64;
 		rseq_slice_state_init(&s, m, &p, &ctr);
+		rseq_slice_set_detail(&s, RSEQ_TEST_DETAIL);
+	}
+
+	/*
+	 * The path byte rseq_slice_repath must derive for mode m with nothing
+	 * pending, not waiting, no deschedule report due, in this flavour.
+	 */
+	static uint8_t QuietPath(rseq_slice_mode m)
+	{
+		if (m == RSEQ_SLICE_MODE_OFF)
+			return RSEQ_SLICE_PATH_OFF;
+		if (kDetail || m == RSEQ_SLICE_MODE_POC)
+			return RSEQ_SLICE_PATH_SLOW;
+		return m == RSEQ_SLICE_MODE_UPSTREAM ? RSEQ_SLICE_PATH_REQUEST : RSEQ_SLICE_PATH_MEASURE;
 	}
 
 	uint8_t request() const { return area->slice.ctrl.request; }
@@ -99,6 +133,8 @@ protected:
 	void set_request(uint8_t v) { area->slice.ctrl.request = v; }
 	void set_granted(uint8_t v) { area->slice.ctrl.granted = v; }
 	void set_cs(uint64_t v) { area->rseq_cs = v; }
+	/* our marker is in rseq_cs */
+	bool marked() const { return area->rseq_cs == marker; }
 
 	/* Copy of the area's bytes (the first 64). */
 	void snapshot(unsigned char out[64]) const
