@@ -48,10 +48,13 @@ CHECK_TARGETS += micro-check
 #                       (outside git; --out DIR for another place, e.g.
 #                       --out bench/results/NAME to commit a run).
 #   make bench-check    smoke test (part of `make check`): the --quick preset
-#                       (stock vs patched:auto) and a tiny patched:off vs
-#                       patched:auto run of hot-lwlock and eviction, each
+#                       (stock vs patched:auto, rseq_slice_detail off: the
+#                       detail counters NA) and a tiny patched:off vs
+#                       patched:auto run of hot-lwlock and eviction with
+#                       --detail (detail counters counted), each
 #                       checked by bench/check-run (files, row counts, tps > 0,
-#                       counters sane; the report's smoke-test note, scale and
+#                       counters sane, NA exactly where not counted; the
+#                       report's detail header, smoke-test note, scale and
 #                       load warnings, pgbench per side and ratio plot against
 #                       results.json; clean server logs; never a speed
 #                       threshold), plus the driver's self-test (statistics and
@@ -95,9 +98,9 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	@SECONDS=0; $(BENCH_RUN) --quick --out $(BENCH_CHECK_OUT)/quick; \
 	  $(call msg,bench-check: --quick took $${SECONDS}s)
 	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/quick --rows 24
-	@$(call msg,bench-check: patched:off vs patched:auto, hot-lwlock and eviction)
+	@$(call msg,bench-check: patched:off vs patched:auto --detail, hot-lwlock and eviction)
 	@$(BENCH_RUN) --a patched:off --b patched:auto --workloads hot-lwlock,eviction --clients 4x \
-	  --rounds 1 --duration 2 --warmup 1 --eviction-scale 2 --out $(BENCH_CHECK_OUT)/modes
+	  --rounds 1 --duration 2 --warmup 1 --eviction-scale 2 --detail --out $(BENCH_CHECK_OUT)/modes
 	@$(BENCH_DIR)/check-run $(BENCH_CHECK_OUT)/modes --rows 8
 	@$(call msg,bench-check: kernel lab scripts and report generator (no guest))
 	@$(BENCH_DIR)/kernel-lab/check-lab $(BENCH_CHECK_OUT)/kernel-lab

@@ -20,6 +20,7 @@ struct Side {
     std::string flavour;    // stock, patched, patched-cassert
     bool patched = false;   // the installation has the lock layer
     std::string mode;       // rseq_slice_mode for patched sides
+    bool detail = false;    // rseq_slice_detail = on (--detail; patched sides only)
     std::string prefix;     // installation prefix
     std::string label() const { return patched ? flavour + ":" + mode : flavour; }
 };
@@ -60,6 +61,7 @@ struct Options {
     std::string run_as;
     std::string preset;  // "", quick, full
     bool plots = true;
+    bool detail = false;  // --detail: rseq_slice_detail = on on the patched side(s)
     bool dry_run = false;
     bool self_test = false;
     int ncpu = 1;
@@ -68,17 +70,37 @@ struct Options {
 bool parse_options(int argc, char** argv, Options& o);
 std::string usage_text();
 
+// A counter's value: std::nullopt = not counted (the view's NULL: a detail
+// counter while rseq_slice_detail is off), never shown or summed as 0.
+using Count = std::optional<int64_t>;
+
 // The lock layer's counters for one round (deltas: reset before, read after).
 struct Counters {
     bool present = false;  // false on stock (views empty) or without the extension
-    std::map<std::string, int64_t> v;
+    std::optional<bool> detail;  // pg_stat_rseq_totals.detail: the detail counters were counted
+    std::map<std::string, Count> v;  // every column of kCounterCols
 };
 extern const std::vector<std::string> kCounterCols;
+// The detail counters: counted only with rseq_slice_detail = on (NULL otherwise).
+extern const std::vector<std::string> kDetailCols;
+bool is_detail_col(const std::string& c);
 
 struct TrancheRow {
     std::string tranche, lock_kind;
-    int64_t acquisitions = 0, descheduled = 0, grants = 0, yields = 0;
+    Count acquisitions;  // NULL on the non-LWLock rows while detail is off
+    int64_t descheduled = 0, grants = 0, yields = 0, yields_in_grant = 0, revoked = 0;
 };
+
+// How not-counted values are written (see report.cpp; the self-test checks them):
+// rounds.csv and tranches.csv "NA" (empty = stock, no counters at all),
+// results.json null, report.md kNotCountedNote.
+extern const char* const kNotCountedNote;  // "n/a (detail off)"
+std::string csv_count(const Count& c);      // "NA" or the number
+std::string json_count(const Count& c);     // "null" or the number
+// A view's cell: NULL -> not counted; throws Error on a non-number.
+Count parse_count(const std::optional<std::string>& cell, const std::string& what);
+// Sum (or maximum) over rounds: not counted if any part was not counted.
+Count add_counts(const Count& a, const Count& b, bool max);
 
 struct Round {
     int index = 0;            // 1-based, in run order
@@ -127,11 +149,14 @@ struct ClusterInfo {
     std::string ext_version;      // pg_rseq, "" if not installed
     std::string startup_line;     // "rseq slice extension: mode ..." from the log
     std::string mode_setting;     // SHOW rseq_slice_mode
+    std::string detail_setting;   // SHOW rseq_slice_detail (on, off; "" on stock)
     std::map<std::string, std::string> kernel;  // pg_rseq_kernel()
     int64_t accounts_bytes = 0;   // pg_total_relation_size(pgbench_accounts)
     int64_t shared_buffers_bytes = 0;
     double setup_seconds = 0;
-    int64_t idle_read_sections = -1;  // sections counted by a reset + read alone
+    // What a reset + read alone counts: LWLock sections (always counted) and
+    // sections (only with detail; nullopt: not counted or not measured).
+    Count idle_read_lwlock_sections, idle_read_sections;
 };
 
 struct RunData {
@@ -178,6 +203,8 @@ std::vector<std::string> load_warnings(const RunData& d);
 constexpr double kRatioClip = 2.0;
 void ratio_axis(const std::vector<double>& points, const std::vector<double>& whisker_ends, double& lo, double& hi,
                 bool& clipped);
+// The report header's sentence on rseq_slice_detail (on with --detail, else off).
+std::string detail_header(const Options& o);
 // Checks the rules above; prints failures, returns how many failed.
 int report_self_test();
 void write_report(const std::string& path, const RunData& d, const std::vector<std::string>& plots);

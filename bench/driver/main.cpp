@@ -34,6 +34,11 @@ const std::vector<std::string> kCounterCols = {
     "nested_entries", "max_depth",       "requests",               "grants",          "yields",
     "yields_in_grant", "revoked",        "descheduled_while_holding"};
 
+const std::vector<std::string> kDetailCols = {"sections",           "spinlock_sections", "buffer_header_sections",
+                                              "wait_list_sections", "nested_entries",    "max_depth"};
+
+bool is_detail_col(const std::string& c) { return std::find(kDetailCols.begin(), kDetailCols.end(), c) != kDetailCols.end(); }
+
 const std::vector<Workload>& all_workloads(const std::string& repo) {
     static std::vector<Workload> w;
     if (w.empty()) {
@@ -337,8 +342,20 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
         std::stoll(cl->scalar("SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'").value_or("0"));
     if (s.patched) {
         info.mode_setting = cl->scalar("SHOW rseq_slice_mode").value_or("");
+        info.detail_setting =
+            cl->scalar("SELECT setting FROM pg_settings WHERE name = 'rseq_slice_detail'").value_or("");
+        if (info.detail_setting.empty())
+            throw Error("side " + std::string(1, s.id) + ": " + s.prefix +
+                        " has no rseq_slice_detail: a lock layer older than pg_rseq 1.1.0's (rebuild it with `make postgres`)");
+        if (info.detail_setting != (s.detail ? "on" : "off"))
+            throw Error("side " + std::string(1, s.id) + ": rseq_slice_detail is " + info.detail_setting + ", expected " +
+                        (s.detail ? "on (--detail)" : "off (the default; --detail turns it on)"));
         info.startup_line = cl->startup_line();
     }
+    if (s.patched && info.ext_version != "1.1.0")
+        throw Error("side " + std::string(1, s.id) + ": pg_rseq " + info.ext_version +
+                    " installed; the driver reads the columns of 1.1.0 (detail, the tranches' yields_in_grant and "
+                    "revoked): install pg_rseq 1.1.0 with `make ext-install`");
     if (!info.ext_version.empty()) {
         QueryResult k = cl->query("SELECT * FROM pg_rseq_kernel()");
         if (!k.rows.empty())
@@ -363,7 +380,11 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
     // measuring itself.
     if (s.patched && !info.ext_version.empty()) {
         cl->scalar("SELECT pg_stat_rseq_reset()");
-        info.idle_read_sections = std::stoll(cl->scalar("SELECT sections FROM pg_stat_rseq_totals").value_or("-1"));
+        QueryResult q = cl->query("SELECT lwlock_sections, sections FROM pg_stat_rseq_totals");
+        if (!q.rows.empty()) {
+            info.idle_read_lwlock_sections = parse_count(q.rows[0][0], "pg_stat_rseq_totals.lwlock_sections");
+            info.idle_read_sections = parse_count(q.rows[0][1], "pg_stat_rseq_totals.sections");
+        }
         counters_[s.id - 'A'] = true;
     }
     info.setup_seconds = now_mono() - t0;
@@ -376,25 +397,41 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
 }
 
 void Runner::read_counters(Cluster& cl, Round& r) {
-    // One round trip, two statements: totals and per tranche.
+    // One round trip, two statements: totals and per tranche.  NULL is "not
+    // counted" (a detail counter while rseq_slice_detail is off), kept as
+    // such (Count = std::nullopt), never read as 0.
     auto res = cl.query_multi(
         "SELECT " + join(kCounterCols, ", ") +
-        " FROM pg_stat_rseq_totals; "
-        "SELECT tranche, lock_kind, acquisitions, descheduled_while_holding, grants, yields FROM pg_stat_rseq_tranche");
+        ", detail FROM pg_stat_rseq_totals; "
+        "SELECT tranche, lock_kind, acquisitions, descheduled_while_holding, grants, yields, yields_in_grant, revoked "
+        "FROM pg_stat_rseq_tranche");
     if (res.size() != 2) throw Error("counter query returned " + std::to_string(res.size()) + " results");
     if (!res[0].rows.empty()) {
+        auto& row = res[0].rows[0];
         r.c.present = true;
-        for (size_t j = 0; j < kCounterCols.size(); j++)
-            r.c.v[kCounterCols[j]] = std::stoll(res[0].rows[0][j].value_or("0"));
+        for (size_t j = 0; j < kCounterCols.size(); j++) {
+            r.c.v[kCounterCols[j]] = parse_count(row[j], "pg_stat_rseq_totals." + kCounterCols[j]);
+            if (!r.c.v[kCounterCols[j]] && !is_detail_col(kCounterCols[j]))
+                throw Error("pg_stat_rseq_totals." + kCounterCols[j] + " is NULL: it is counted in every mode");
+        }
+        auto& det = row[kCounterCols.size()];
+        if (det) r.c.detail = *det == "t";
     }
     for (auto& row : res[1].rows) {
         TrancheRow t;
         t.tranche = row[0].value_or("");
         t.lock_kind = row[1].value_or("");
-        t.acquisitions = std::stoll(row[2].value_or("0"));
-        t.descheduled = std::stoll(row[3].value_or("0"));
-        t.grants = std::stoll(row[4].value_or("0"));
-        t.yields = std::stoll(row[5].value_or("0"));
+        t.acquisitions = parse_count(row[2], "pg_stat_rseq_tranche.acquisitions");
+        auto must = [&](size_t j, const char* col) {
+            Count c = parse_count(row[j], std::string("pg_stat_rseq_tranche.") + col);
+            if (!c) throw Error(std::string("pg_stat_rseq_tranche.") + col + " is NULL (" + t.tranche + ")");
+            return *c;
+        };
+        t.descheduled = must(3, "descheduled_while_holding");
+        t.grants = must(4, "grants");
+        t.yields = must(5, "yields");
+        t.yields_in_grant = must(6, "yields_in_grant");
+        t.revoked = must(7, "revoked");
         r.tranches.push_back(t);
     }
 }
@@ -509,8 +546,9 @@ void Runner::run_round_once(Cluster& cl, const Side& s, const Workload& w, const
     append_tranche_rows(tranche_csv_, r);
     std::string extra;
     if (r.c.present && r.xacts > 0)
-        extra = fmt(", %.2f deschedules and %.2f grants /1000 xacts", 1000.0 * r.c.v["descheduled_while_holding"] / r.xacts,
-                    1000.0 * r.c.v["grants"] / r.xacts);
+        extra = fmt(", %.2f deschedules and %.2f grants /1000 xacts",
+                    1000.0 * r.c.v["descheduled_while_holding"].value_or(0) / r.xacts,
+                    1000.0 * r.c.v["grants"].value_or(0) / r.xacts);
     say(fmt("[round %d/%d]   %.1f tps, latency %.3f ms (sd %.3f)%s, load %.1f->%.1f, cpu %.0f%% (niced %.0f%%, "
             "other processes %.0f%%%s%s)",
             r.index, total_rounds_, r.tps, r.lat_avg, r.lat_sd, extra.c_str(), r.load_before.l1, r.load_after.l1,
@@ -609,6 +647,10 @@ static void print_plan(const Options& o) {
     say(fmt("  scale: %s (shared_buffers %s / eviction %s), protocol %s", join(sc, ", ").c_str(),
             o.shared_buffers.c_str(), o.eviction_shared_buffers.c_str(), o.protocol.c_str()));
     for (auto& w : scale_warnings(o)) say("  " + w);
+    if (o.a.patched || o.b.patched)
+        say(o.detail ? "  detail counters: on (--detail: rseq_slice_detail = on on the patched side(s); every lock "
+                       "section takes the slow path)"
+                     : "  detail counters: off (the default; sections etc. are not counted: NA; --detail counts them)");
     if (o.rounds < kMinRoundsForIntervals)
         say(fmt("  note: %d measured round%s per side: a smoke test, no intervals or p-values (they need %d)", o.rounds,
                 o.rounds == 1 ? "" : "s", kMinRoundsForIntervals));

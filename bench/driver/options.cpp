@@ -67,8 +67,22 @@ Workload:
   --threads N        pgbench -j (default: min(clients, CPUs))
   --protocol P       pgbench -M: simple, extended or prepared (default simple)
   --set NAME=VALUE   extra postgresql.conf setting on both sides (repeatable;
-                     quoted for the file; rseq_slice_mode, port, shared_buffers,
-                     max_connections and the socket settings are refused)
+                     quoted for the file; rseq_slice_mode, rseq_slice_detail,
+                     port, shared_buffers, max_connections and the socket
+                     settings are refused)
+  --detail           rseq_slice_detail = on on the patched side(s): the lock
+                     layer also counts sections, spinlock_sections,
+                     buffer_header_sections, wait_list_sections,
+                     nested_entries, max_depth and the spinlock / buffer
+                     header / wait list rows' acquisitions.  It costs: every
+                     lock section then takes the out-of-line slow path, so
+                     patched tps are not those of the default configuration.
+                     Default off (what users run): those counters are not
+                     counted and read NA (rounds.csv, tranches.csv), null
+                     (results.json), n/a (detail off) (report.md); the
+                     other counters (lwlock_sections, requests, grants,
+                     yields, yields_in_grant, revoked, deschedules) are
+                     counted either way
 
 Presets (explicit options override them, wherever they stand):
   --quick            smoke test, under 3 minutes on 2 CPUs: select-only,tpcb;
@@ -239,6 +253,9 @@ bool parse_options(int argc, char** argv, Options& o) {
                 throw UsageError("--set: bad setting name '" + name + "'");
             if (name == "rseq_slice_mode")
                 throw UsageError("--set rseq_slice_mode: the mode belongs to each side, e.g. --a patched:off --b patched:auto");
+            if (name == "rseq_slice_detail")
+                throw UsageError("--set rseq_slice_detail: use --detail (on for the patched side(s); the report "
+                                 "and the checks depend on it)");
             if (name == "port" || name == "unix_socket_directories" || name == "listen_addresses" ||
                 name == "shared_buffers" || name == "max_connections")
                 throw UsageError("--set " + name + ": bench/run sets it itself (see --shared-buffers, --clients)");
@@ -266,6 +283,9 @@ bool parse_options(int argc, char** argv, Options& o) {
             o.cassert_prefix = need(i, arg, val);
         } else if (arg == "--run-as") {
             o.run_as = need(i, arg, val);
+        } else if (arg == "--detail") {
+            flag();
+            o.detail = true;
         } else if (arg == "--dry-run") {
             flag();
             o.dry_run = true;
@@ -302,6 +322,10 @@ bool parse_options(int argc, char** argv, Options& o) {
     o.cassert_prefix = abs_path(o.cassert_prefix);
     o.a = parse_side(a_spec, 'A', o);
     o.b = parse_side(b_spec, 'B', o);
+    o.a.detail = o.detail && o.a.patched;
+    o.b.detail = o.detail && o.b.patched;
+    if (o.detail && !o.a.patched && !o.b.patched)
+        throw UsageError("--detail: no patched side (rseq_slice_detail exists only on the patched server)");
 
     std::set<std::string> seen;
     o.workloads.clear();

@@ -106,6 +106,9 @@ void Cluster::write_conf() {
     c += "log_line_prefix = '%m [%p] '\n";
     c += "log_min_messages = warning\n";
     if (side_.patched) c += "rseq_slice_mode = " + side_.mode + "              # the side's mode\n";
+    if (side_.patched && side_.detail)
+        c += "rseq_slice_detail = on                 # --detail: count the detail counters (every lock section "
+             "takes the slow path)\n";
     for (auto& [k, v] : extra_) {
         // a postgresql.conf string literal: quotes doubled, backslashes escaped
         std::string q;

@@ -9,9 +9,37 @@
 #include <set>
 #include <sstream>
 
+#include <cstdlib>
 #include <unistd.h>
 
 namespace bench {
+
+// ---------------------------------------------------------------------------
+// Not counted (NULL) values
+// ---------------------------------------------------------------------------
+const char* const kNotCountedNote = "n/a (detail off)";
+
+std::string csv_count(const Count& c) { return c ? std::to_string(*c) : std::string("NA"); }
+std::string json_count(const Count& c) { return c ? std::to_string(*c) : std::string("null"); }
+
+Count parse_count(const std::optional<std::string>& cell, const std::string& what) {
+    if (!cell) return std::nullopt;
+    const std::string& v = *cell;
+    size_t k = 0;
+    long long n = 0;
+    try {
+        n = std::stoll(v, &k);
+    } catch (const std::exception&) {
+        k = 0;
+    }
+    if (v.empty() || k != v.size()) throw Error(what + ": not a number: '" + v + "'");
+    return static_cast<int64_t>(n);
+}
+
+Count add_counts(const Count& a, const Count& b, bool max) {
+    if (!a || !b) return std::nullopt;
+    return max ? std::max(*a, *b) : *a + *b;
+}
 
 // ---------------------------------------------------------------------------
 // CSV
@@ -20,7 +48,7 @@ void write_csv_header(const std::string& path) {
     std::string h =
         "round,config,workload,clients,threads,side,side_label,rep,warmup,start_utc,duration_s,wall_s,xacts,failed,"
         "tps,latency_avg_ms,latency_stddev_ms,conn_ms,load1_before,load5_before,load1_after,load5_after,"
-        "cpu_busy_pct,hogs,cpu_nice_pct,cpu_steal_pct,cpu_other_pct";
+        "cpu_busy_pct,hogs,cpu_nice_pct,cpu_steal_pct,cpu_other_pct,detail";
     for (auto& c : kCounterCols) h += "," + c;
     h += ",log\n";
     write_file(path, h);
@@ -34,10 +62,12 @@ void append_csv_row(const std::string& path, const Round& r) {
         << ',' << fmt("%.3f", r.lat_avg) << ',' << fmt("%.3f", r.lat_sd) << ',' << fmt("%.3f", r.conn_ms) << ','
         << fmt("%.2f,%.2f,%.2f,%.2f", r.load_before.l1, r.load_before.l5, r.load_after.l1, r.load_after.l5) << ','
         << fmt("%.1f", r.cpu_busy_pct) << ',' << r.hogs << ',' << fmt("%.1f,%.1f", r.cpu_nice_pct, r.cpu_steal_pct)
-        << ',' << (r.cpu_other_pct >= 0 ? fmt("%.1f", r.cpu_other_pct) : std::string());
+        << ',' << (r.cpu_other_pct >= 0 ? fmt("%.1f", r.cpu_other_pct) : std::string()) << ',';
+    // detail: 1 the detail counters were counted, 0 not (they read NA); empty: no counters (stock)
+    if (r.c.present && r.c.detail) out << (*r.c.detail ? 1 : 0);
     for (auto& c : kCounterCols) {
         out << ',';
-        if (r.c.present) out << r.c.v.at(c);  // empty: no counters (stock)
+        if (r.c.present) out << csv_count(r.c.v.at(c));  // NA: not counted; empty: no counters (stock)
     }
     out << ',' << csv_escape(r.log) << '\n';
     if (!out) throw Error("cannot append to " + path);
@@ -46,7 +76,7 @@ void append_csv_row(const std::string& path, const Round& r) {
 void write_tranche_header(const std::string& path) {
     write_file(path,
                "round,config,workload,clients,side,side_label,warmup,tranche,lock_kind,acquisitions,"
-               "descheduled_while_holding,grants,yields\n");
+               "descheduled_while_holding,grants,yields,yields_in_grant,revoked\n");
 }
 
 void append_tranche_rows(const std::string& path, const Round& r) {
@@ -54,8 +84,8 @@ void append_tranche_rows(const std::string& path, const Round& r) {
     for (auto& t : r.tranches)
         out << r.index << ',' << r.config << ',' << r.workload << ',' << r.clients << ',' << r.side << ','
             << csv_escape(r.side_label) << ',' << (r.warmup ? 1 : 0) << ',' << csv_escape(t.tranche) << ','
-            << csv_escape(t.lock_kind) << ',' << t.acquisitions << ',' << t.descheduled << ',' << t.grants << ','
-            << t.yields << '\n';
+            << csv_escape(t.lock_kind) << ',' << csv_count(t.acquisitions) << ',' << t.descheduled << ',' << t.grants
+            << ',' << t.yields << ',' << t.yields_in_grant << ',' << t.revoked << '\n';
     if (!out) throw Error("cannot append to " + path);
 }
 
@@ -185,6 +215,132 @@ static int rcheck(const char* what, bool ok, const std::string& got) {
     return ok ? 0 : 1;
 }
 
+// The cells of the first table row of `path` that starts with `prefix`.
+static std::vector<std::string> table_row(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> cells;
+    for (auto& l : split(text, '\n')) {
+        if (!starts_with(l, prefix)) continue;
+        std::string body = l.substr(1, l.size() > 2 ? l.size() - 2 : 0);
+        for (auto& c : split(body, '|')) cells.push_back(trim(c));
+        break;
+    }
+    return cells;
+}
+
+// Not counted is never shown as 0: a made-up run (stock A, patched B) with
+// the detail counters NULL (detail off) and then counted (detail on),
+// written to CSV, JSON and the report in a temporary folder.
+static int detail_self_test(int& n) {
+    int bad = 0;
+    n++, bad += rcheck("NULL cell reads as not counted", !parse_count(std::nullopt, "x").has_value(), "counted");
+    n++, bad += rcheck("'0' cell reads as 0", parse_count(std::string("0"), "x") == Count(0), "");
+    bool threw = false;
+    try {
+        parse_count(std::string("12a"), "x");
+    } catch (const Error&) {
+        threw = true;
+    }
+    n++, bad += rcheck("non-number cell is an error", threw, "accepted");
+    n++, bad += rcheck("sum of counted and not counted is not counted", !add_counts(5, std::nullopt, false), "counted");
+    n++, bad += rcheck("sum 5 + 7 = 12, max(5, 7) = 7",
+                       add_counts(5, 7, false) == Count(12) && add_counts(5, 7, true) == Count(7), "");
+    n++, bad += rcheck("not counted: CSV NA, JSON null", csv_count(std::nullopt) == "NA" && json_count(std::nullopt) == "null" &&
+                                                            csv_count(0) == "0" && json_count(0) == "0",
+                       csv_count(std::nullopt) + " " + json_count(std::nullopt));
+
+    char tmpl[] = "/tmp/pgrseq-selftest-XXXXXX";
+    if (!mkdtemp(tmpl)) return bad + rcheck("temporary folder", false, "mkdtemp failed");
+    std::string dir = tmpl;
+    for (bool detail : {false, true}) {
+        RunData d;
+        Options& o = d.opt;
+        o.rounds = 1;
+        o.workloads = {"hot-lwlock"};
+        o.clients = {4};
+        o.clients_spec = {"4"};
+        o.detail = detail;
+        o.a.id = 'A', o.a.spec = o.a.flavour = "stock";
+        o.b.id = 'B', o.b.spec = "patched:auto", o.b.flavour = "patched", o.b.patched = true, o.b.mode = "auto";
+        o.b.detail = detail;
+        d.status = "complete";
+        Config cfg;
+        cfg.index = 1, cfg.workload = "hot-lwlock", cfg.clients = 4, cfg.threads = 2;
+        d.configs.push_back(cfg);
+        for (int rep = 0; rep <= 1; rep++)
+            for (char side : {'A', 'B'}) {
+                Round r;
+                r.index = static_cast<int>(d.rounds.size()) + 1, r.config = 1, r.workload = "hot-lwlock";
+                r.clients = 4, r.threads = 2, r.side = side, r.rep = rep, r.warmup = rep == 0;
+                r.side_label = side == 'A' ? o.a.label() : o.b.label();
+                r.xacts = 1000, r.tps = 100;
+                if (side == 'B') {
+                    r.c.present = true;
+                    r.c.detail = detail;
+                    for (auto& c : kCounterCols) r.c.v[c] = is_detail_col(c) && !detail ? Count() : Count(2000);
+                    r.c.v["max_depth"] = detail ? Count(3) : Count();
+                    TrancheRow t;
+                    t.tranche = t.lock_kind = "spinlock";
+                    t.acquisitions = detail ? Count(500) : Count();
+                    t.descheduled = 4, t.grants = 2, t.yields = 2, t.yields_in_grant = 1, t.revoked = 1;
+                    r.tranches.push_back(t);
+                }
+                d.rounds.push_back(r);
+            }
+        std::string tag = detail ? "on" : "off";
+        std::string csv = dir + "/rounds.csv", tcsv = dir + "/tranches.csv", js = dir + "/results.json",
+                    md = dir + "/report.md";
+        write_csv_header(csv);
+        write_tranche_header(tcsv);
+        for (auto& r : d.rounds) append_csv_row(csv, r), append_tranche_rows(tcsv, r);
+        write_json(js, d);
+        write_report(md, d, {});
+        std::string csvt = read_file(csv), tcsvt = read_file(tcsv), jst = read_file(js), mdt = read_file(md);
+        auto lines = split(csvt, '\n');
+        auto head = split(lines[0], ',');
+        auto row = split(lines.size() > 4 ? lines[4] : "", ',');  // round 4: B, measured
+        auto cell = [&](const std::string& col) {
+            for (size_t i = 0; i < head.size() && i < row.size(); i++)
+                if (head[i] == col) return row[i];
+            return std::string("?");
+        };
+        std::string want = detail ? "2000" : "NA";
+        n++, bad += rcheck(("detail " + tag + ": rounds.csv sections " + want + ", detail " + (detail ? "1" : "0")).c_str(),
+                           cell("sections") == want && cell("max_depth") == (detail ? "3" : "NA") &&
+                               cell("lwlock_sections") == "2000" && cell("detail") == (detail ? "1" : "0"),
+                           cell("sections") + " " + cell("max_depth") + " " + cell("detail"));
+        auto trow = split(split(tcsvt, '\n').size() > 2 ? split(tcsvt, '\n')[2] : "", ',');
+        n++, bad += rcheck(("detail " + tag + ": tranches.csv acquisitions " + (detail ? "500" : "NA") +
+                            ", yields_in_grant, revoked").c_str(),
+                           trow.size() == 15 && trow[9] == (detail ? "500" : "NA") && trow[13] == "1" && trow[14] == "1",
+                           split(tcsvt, '\n').size() > 2 ? split(tcsvt, '\n')[2] : "none");
+        bool jok = detail ? jst.find("\"sections\": 2000") != std::string::npos &&
+                                jst.find("\"sections\": null") == std::string::npos
+                          : jst.find("\"sections\": null") != std::string::npos &&
+                                jst.find("\"acquisitions\": null") != std::string::npos &&
+                                jst.find("\"sections\": 0") == std::string::npos;
+        n++, bad += rcheck(("detail " + tag + ": results.json sections " + (detail ? "counted" : "null")).c_str(), jok,
+                           "see " + js);
+        auto cr = table_row(mdt, "| hot-lwlock | 4 | B (patched:auto) |");
+        std::string nc = kNotCountedNote;
+        bool rok = cr.size() == 16 && cr[6] == "2.00" && cr[3] == (detail ? "2.00" : nc) && cr[9] == (detail ? "3" : nc) &&
+                   cr[7] == (detail ? "2.00" : nc) && cr[13] == "2000.00";
+        n++, bad += rcheck(("detail " + tag + ": report counter table: sections, max depth " +
+                            (detail ? "counted" : nc) + ", LWLock counted").c_str(),
+                           rok, join(cr, " | "));
+        auto tr = table_row(mdt, "| hot-lwlock | B | spinlock |");
+        n++, bad += rcheck(("detail " + tag + ": report tranche table: acquisitions " + (detail ? "0.50" : nc) +
+                            ", yielded in grant 50.0%").c_str(),
+                           tr.size() == 12 && tr[4] == (detail ? "0.50" : nc) && tr[9] == "1" && tr[10] == "1" &&
+                               tr[11] == "50.0",
+                           join(tr, " | "));
+        bool hok = mdt.find(detail ? "(`rseq_slice_detail`): **on** (`--detail`) on side B"
+                                   : "(`rseq_slice_detail`): **off** on side B") != std::string::npos;
+        n++, bad += rcheck(("detail " + tag + ": report header says detail " + tag).c_str(), hok, "see " + md);
+    }
+    remove_tree(dir);
+    return bad;
+}
+
 int report_self_test() {
     int bad = 0, n = 0;
     printf("report rules self-test\n");
@@ -258,6 +414,7 @@ int report_self_test() {
     ratio_axis({3.0}, {2.5, 3.6}, lo, hi, clipped);
     n++, bad += rcheck("ratio axis keeps a point estimate beyond the clip", hi >= 3.6 && lo <= 1 && !clipped,
                        fmt("[%g, %g]", lo, hi));
+    bad += detail_self_test(n);
     printf("report rules self-test: %d passed, %d failed\n", n - bad, bad);
     return bad;
 }
@@ -270,9 +427,11 @@ struct SideSummary {
     double lat_avg = NAN, lat_sd = NAN;  // means over the measured rounds
     int64_t xacts = 0, failed = 0;
     bool counters = false;
-    std::map<std::string, int64_t> sum;  // counter sums (max for max_depth)
+    bool detail = true;               // every round with counters counted the detail counters
+    std::map<std::string, Count> sum;  // counter sums (max for max_depth); nullopt: not counted in some round
+    bool counted(const std::string& c) const { return sum.count(c) && sum.at(c).has_value(); }
     double per1000(const std::string& c) const {
-        return xacts > 0 && sum.count(c) ? 1000.0 * sum.at(c) / xacts : NAN;
+        return xacts > 0 && counted(c) ? 1000.0 * *sum.at(c) / xacts : NAN;
     }
     std::vector<double> tps_values;
 };
@@ -298,13 +457,10 @@ static SideSummary side_summary(const RunData& d, const Config& cfg, char side) 
         s.xacts += r.xacts;
         s.failed += r.failed;
         if (r.c.present) {
+            bool first = !s.counters;
             s.counters = true;
-            for (auto& [k, v] : r.c.v) {
-                if (k == "max_depth")
-                    s.sum[k] = std::max(s.sum[k], v);
-                else
-                    s.sum[k] += v;
-            }
+            s.detail = s.detail && r.c.detail.value_or(false);
+            for (auto& [k, v] : r.c.v) s.sum[k] = first ? v : add_counts(s.sum[k], v, k == "max_depth");
         }
     }
     s.tps = summarize(s.tps_values);
@@ -360,7 +516,7 @@ static std::string jside_summary(const SideSummary& s) {
         o << ", \"counters\": {";
         bool first = true;
         for (auto& c : kCounterCols) {
-            o << (first ? "" : ", ") << json_escape(c) << ": " << (s.sum.count(c) ? s.sum.at(c) : 0);
+            o << (first ? "" : ", ") << json_escape(c) << ": " << json_count(s.sum.count(c) ? s.sum.at(c) : Count());
             first = false;
         }
         o << "}, \"per_1000_xacts\": {";
@@ -370,7 +526,7 @@ static std::string jside_summary(const SideSummary& s) {
             o << (first ? "" : ", ") << json_escape(c) << ": " << jnum(s.per1000(c), "%.4f");
             first = false;
         }
-        o << "}";
+        o << "}, \"detail\": " << (s.detail ? "true" : "false");
     } else {
         o << ", \"counters\": null";
     }
@@ -424,7 +580,8 @@ void write_json(const std::string& path, const RunData& d) {
       << ", \"shared_buffers\": " << json_escape(o.shared_buffers)
       << ", \"eviction_shared_buffers\": " << json_escape(o.eviction_shared_buffers) << ", \"hogs\": " << o.hogs
       << ", \"threads\": " << o.threads << ", \"protocol\": " << json_escape(o.protocol)
-      << ", \"preset\": " << json_escape(o.preset) << ", \"settings\": {";
+      << ", \"preset\": " << json_escape(o.preset) << ", \"detail\": " << (o.detail ? "true" : "false")
+      << ", \"settings\": {";
     for (size_t i = 0; i < o.settings.size(); i++)
         j << (i ? ", " : "") << json_escape(o.settings[i].first) << ": " << json_escape(o.settings[i].second);
     j << "}},\n";
@@ -433,6 +590,7 @@ void write_json(const std::string& path, const RunData& d) {
         j << (s->id == 'B' ? ", " : "") << "\"" << s->id << "\": {\"spec\": " << json_escape(s->spec)
           << ", \"label\": " << json_escape(s->label()) << ", \"prefix\": " << json_escape(s->prefix)
           << ", \"patched\": " << (s->patched ? "true" : "false") << ", \"mode\": " << json_escape(s->mode)
+          << ", \"detail\": " << (s->patched ? (s->detail ? "true" : "false") : "null")
           << ", \"pgbench\": " << json_escape(d.pgbench[s->id - 'A'].path)
           << ", \"pgbench_version\": " << json_escape(d.pgbench[s->id - 'A'].version) << "}";
     j << "},\n  \"clusters\": [";
@@ -444,7 +602,10 @@ void write_json(const std::string& path, const RunData& d) {
           << ", \"pg_rseq_version\": " << json_escape(c.ext_version) << ", \"startup_line\": "
           << json_escape(c.startup_line) << ", \"rseq_slice_mode\": " << json_escape(c.mode_setting)
           << ", \"accounts_bytes\": " << c.accounts_bytes << ", \"shared_buffers_bytes\": " << c.shared_buffers_bytes
-          << ", \"setup_s\": " << jnum(c.setup_seconds, "%.1f") << ", \"idle_read_sections\": " << c.idle_read_sections
+          << ", \"setup_s\": " << jnum(c.setup_seconds, "%.1f")
+          << ", \"rseq_slice_detail\": " << json_escape(c.detail_setting)
+          << ", \"idle_read_lwlock_sections\": " << json_count(c.idle_read_lwlock_sections)
+          << ", \"idle_read_sections\": " << json_count(c.idle_read_sections)
           << ", \"conf_file\": " << json_escape(c.conf_file) << ", \"pg_rseq_kernel\": {";
         bool f = true;
         for (auto& [k, v] : c.kernel) {
@@ -492,20 +653,21 @@ void write_json(const std::string& path, const RunData& d) {
             j << "{";
             bool f = true;
             for (auto& c : kCounterCols) {
-                j << (f ? "" : ", ") << json_escape(c) << ": " << r.c.v.at(c);
+                j << (f ? "" : ", ") << json_escape(c) << ": " << json_count(r.c.v.at(c));
                 f = false;
             }
-            j << "}";
+            j << "}, \"detail\": " << (r.c.detail ? (*r.c.detail ? "true" : "false") : "null");
         } else {
-            j << "null";
+            j << "null, \"detail\": null";
         }
         j << ", \"tranches\": [";
         for (size_t t = 0; t < r.tranches.size(); t++) {
             auto& tr = r.tranches[t];
             j << (t ? ", " : "") << "{\"tranche\": " << json_escape(tr.tranche) << ", \"lock_kind\": "
-              << json_escape(tr.lock_kind) << ", \"acquisitions\": " << tr.acquisitions
+              << json_escape(tr.lock_kind) << ", \"acquisitions\": " << json_count(tr.acquisitions)
               << ", \"descheduled_while_holding\": " << tr.descheduled << ", \"grants\": " << tr.grants
-              << ", \"yields\": " << tr.yields << "}";
+              << ", \"yields\": " << tr.yields << ", \"yields_in_grant\": " << tr.yields_in_grant
+              << ", \"revoked\": " << tr.revoked << "}";
         }
         j << "]}";
     }
@@ -539,7 +701,8 @@ static std::string verdict(const ConfigSummary& c) {
 // Per workload and side: tranche totals over the measured rounds.
 struct TrancheTotal {
     std::string tranche, kind;
-    int64_t acq = 0, desched = 0, grants = 0, yields = 0;
+    Count acq = 0;  // nullopt: not counted in some round (non-LWLock rows, detail off)
+    int64_t desched = 0, grants = 0, yields = 0, yields_in_grant = 0, revoked = 0;
 };
 static std::vector<TrancheTotal> tranche_totals(const RunData& d, const std::string& workload, char side, int clients,
                                                 int64_t* xacts) {
@@ -553,10 +716,12 @@ static std::vector<TrancheTotal> tranche_totals(const RunData& d, const std::str
             auto& tt = m[t.lock_kind + "/" + t.tranche];
             tt.tranche = t.tranche;
             tt.kind = t.lock_kind;
-            tt.acq += t.acquisitions;
+            tt.acq = add_counts(tt.acq, t.acquisitions, false);
             tt.desched += t.descheduled;
             tt.grants += t.grants;
             tt.yields += t.yields;
+            tt.yields_in_grant += t.yields_in_grant;
+            tt.revoked += t.revoked;
         }
     }
     if (xacts) *xacts = x;
@@ -564,9 +729,29 @@ static std::vector<TrancheTotal> tranche_totals(const RunData& d, const std::str
     for (auto& [k, t] : m) v.push_back(t);
     std::sort(v.begin(), v.end(), [](const TrancheTotal& a, const TrancheTotal& b) {
         if (a.desched != b.desched) return a.desched > b.desched;
-        return a.acq > b.acq;
+        return a.acq.value_or(-1) > b.acq.value_or(-1);
     });
     return v;
+}
+
+std::string detail_header(const Options& o) {
+    std::vector<std::string> ps;
+    for (const Side* s : {&o.a, &o.b})
+        if (s->patched) ps.push_back(std::string(1, s->id));
+    if (ps.empty()) return "Detail counters: none (no patched side, no lock layer counters).";
+    std::string sides = (ps.size() == 1 ? "side " : "sides ") + join(ps, " and ");
+    if (o.detail)
+        return "Detail counters (`rseq_slice_detail`): **on** (`--detail`) on " + sides +
+               ": sections, spinlock, buffer header and wait list sections, nested entries, max depth and the "
+               "acquisitions of the spinlock / buffer header / wait list rows are counted, at a cost: every lock "
+               "section takes the lock layer's out-of-line slow path, so the patched tps are not those of the "
+               "default configuration.";
+    return "Detail counters (`rseq_slice_detail`): **off** on " + sides +
+           " (the default, what users run): sections, spinlock, buffer header and wait list sections, nested "
+           "entries, max depth and the acquisitions of the spinlock / buffer header / wait list rows are not "
+           "counted; the tables say `" + std::string(kNotCountedNote) +
+           "` (`NA` in the CSV files, `null` in results.json), never 0. LWLock sections, requests, grants, yields, "
+           "revocations and deschedules are counted. `--detail` counts the rest too.";
 }
 
 void write_report(const std::string& path, const RunData& d, const std::vector<std::string>& plots) {
@@ -586,6 +771,7 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
           << "are not results. Intervals and p-values need at least " << kMinRoundsForIntervals
           << " measured rounds per side (with 2, the t quantile is 12.7 and an interval spans everything), so the "
           << "tables say `" << na << "` in their place.\n\n";
+    m << detail_header(o) << "\n\n";
     for (auto& w : scale_warnings(o)) {
         size_t k = w.find(" clients:");  // bold: "WARNING: tpcb at scale S with C clients"
         k = k == std::string::npos ? 0 : k + 8;
@@ -664,8 +850,8 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
          "`results.json` also names the busiest other processes of each round, `others_top`).\n\n";
 
     // Versions
-    m << "## Versions\n\n| side | installation | PostgreSQL | pgbench | pg_rseq | rseq_slice_mode | start-up line |\n"
-         "| --- | --- | --- | --- | --- | --- | --- |\n";
+    m << "## Versions\n\n| side | installation | PostgreSQL | pgbench | pg_rseq | rseq_slice_mode | rseq_slice_detail | "
+         "start-up line |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     std::set<char> done;
     for (auto& c : d.clusters) {
         if (!done.insert(c.side).second) continue;
@@ -674,6 +860,7 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
         m << "| " << c.side << " (" << c.side_label << ") | `" << s.prefix << "` | " << c.version << " | `" << pb.path
           << "` (" << pb.version << ") | " << (c.ext_version.empty() ? "not installed" : c.ext_version) << " | "
           << (c.mode_setting.empty() ? "(stock: none)" : c.mode_setting) << " | "
+          << (c.detail_setting.empty() ? "(stock: none)" : c.detail_setting) << " | "
           << (c.startup_line.empty() ? "" : "`" + c.startup_line + "`") << " |\n";
     }
     if (kinfo && kinfo->kernel.count("mode") && !kinfo->kernel.at("mode").empty())
@@ -735,7 +922,7 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
         if (c.side == 'B' && c.workload == o.workloads.front()) {
             m << "postgresql.conf additions of side B for " << c.workload << " (`" << c.conf_file
               << "`; every cluster's file is in `conf/`; side A's differ only in port, socket folder"
-              << (o.a.patched ? " and mode" : " and have no rseq_slice_mode") << "; eviction clusters only in shared_buffers):\n\n```\n"
+              << (o.a.patched ? " and mode" : o.detail ? " and have no rseq_slice_mode or rseq_slice_detail" : " and have no rseq_slice_mode") << "; eviction clusters only in shared_buffers):\n\n```\n"
               << c.conf << "```\n\n";
         }
     }
@@ -761,11 +948,20 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
          "- Lock layer counters (patched sides): `pg_stat_rseq_reset()` before each round, then after pgbench has exited "
          "one query on the driver's own connection (idle during the round) reads `pg_stat_rseq_totals` and "
          "`pg_stat_rseq_tranche`. They include pgbench's connection set-up and tear-down. Per 1000 transactions = sum "
-         "over the measured rounds / sum of transactions x 1000.\n";
+         "over the measured rounds / sum of transactions x 1000. A counter the views show as NULL (a detail counter "
+         "while `rseq_slice_detail` is off) is not counted: it stays `n/a` in every sum, never 0.\n";
+    // the first cluster that counts (mode off counts nothing)
+    auto is_off = [](const std::string& l) { return l.size() >= 4 && l.compare(l.size() - 4, 4, ":off") == 0; };
+    const ClusterInfo* idle = nullptr;
     for (auto& c : d.clusters)
-        if (c.idle_read_sections >= 0) {
-            m << "- The measuring itself (a reset, then the read, no pgbench) counted " << c.idle_read_sections
-              << " sections on side " << c.side << " (" << c.workload << "): negligible against the rounds' counts.\n";
+        if (c.idle_read_lwlock_sections && (!idle || (is_off(idle->side_label) && !is_off(c.side_label))))
+            idle = &c;
+    for (auto& c : d.clusters)
+        if (idle == &c) {
+            m << "- The measuring itself (a reset, then the read, no pgbench) counted " << *c.idle_read_lwlock_sections
+              << " LWLock sections";
+            if (c.idle_read_sections) m << " (" << *c.idle_read_sections << " sections)";
+            m << " on side " << c.side << " (" << c.workload << "): negligible against the rounds' counts.\n";
             break;
         }
     m << "- Intervals and p-values need at least " << kMinRoundsForIntervals
@@ -874,31 +1070,43 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
     if (!any_counters) {
         m << "No side has counters (stock servers only, or pg_rseq missing).\n\n";
     } else {
-        m << "Measured rounds only. Sections per transaction; the rest per 1000 transactions.\n\n";
+        m << "Measured rounds only. Sections per transaction; the rest per 1000 transactions. `"
+          << kNotCountedNote << "`: not counted (`rseq_slice_detail` off; `--detail` counts it).\n\n";
         m << "| workload | clients | side | sections/xact | spinlock | buffer header | LWLock | wait list | nested | "
-             "max depth | requests | grants | yields | revoked | **deschedules** /1000 xacts |\n"
-             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+             "max depth | requests | grants | yields | yields in grant | revoked | **deschedules** /1000 xacts |\n"
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
         for (auto& c : sums)
             for (int s = 0; s < 2; s++) {
                 auto& ss = c.s[s];
                 if (!ss.counters) continue;
-                auto px = [&](const std::string& k) { return num(ss.per1000(k) / 1000.0, "%.2f"); };
+                auto px = [&](const std::string& k) {
+                    return ss.counted(k) ? num(ss.per1000(k) / 1000.0, "%.2f") : std::string(kNotCountedNote);
+                };
+                auto pk = [&](const std::string& k, const char* f) {
+                    return ss.counted(k) ? num(ss.per1000(k), f) : std::string(kNotCountedNote);
+                };
                 m << "| " << c.cfg.workload << " | " << c.cfg.clients << " | " << static_cast<char>('A' + s) << " ("
                   << (s ? o.b.label() : o.a.label()) << ") | " << px("sections") << " | " << px("spinlock_sections")
                   << " | " << px("buffer_header_sections") << " | " << px("lwlock_sections") << " | "
-                  << px("wait_list_sections") << " | " << px("nested_entries") << " | " << ss.sum.at("max_depth")
-                  << " | " << num(ss.per1000("requests"), "%.2f") << " | " << num(ss.per1000("grants"), "%.2f") << " | "
-                  << num(ss.per1000("yields"), "%.2f") << " | " << num(ss.per1000("revoked"), "%.2f") << " | **"
-                  << num(ss.per1000("descheduled_while_holding"), "%.3f") << "** |\n";
+                  << px("wait_list_sections") << " | " << px("nested_entries") << " | "
+                  << (ss.counted("max_depth") ? std::to_string(*ss.sum.at("max_depth")) : std::string(kNotCountedNote))
+                  << " | " << pk("requests", "%.2f") << " | " << pk("grants", "%.2f") << " | " << pk("yields", "%.2f")
+                  << " | " << pk("yields_in_grant", "%.2f") << " | " << pk("revoked", "%.2f") << " | **"
+                  << pk("descheduled_while_holding", "%.3f") << "** |\n";
             }
         m << "\n(The spinlock, buffer header, LWLock and wait list columns count sections per lock kind per "
              "transaction, nested ones included; sections counts outermost sections only. max depth is the deepest "
              "nesting in the round, in locks (16: a process took all 16 lock manager partition locks, as the standby "
-             "snapshot of the background writer does every 15 s).)\n\n";
+             "snapshot of the background writer does every 15 s). yields in grant: yields that returned 1, the section "
+             "ended inside the granted extension; revoked: grants the kernel took back before the release.)\n\n";
 
         m << "### Deschedules per tranche\n\nTop tranches by `descheduled_while_holding`, measured rounds of all client "
-             "counts of the workload.\n\n| workload | side | tranche | kind | acquisitions/xact | deschedules | "
-             "/1000 xacts | grants | yields |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+             "counts of the workload. Grants, yields, yields in grant and revoked are charged to the lock whose release "
+             "closed the outermost section; yielded in grant % = yields in grant / grants (n/a without grants). `"
+          << kNotCountedNote << "`: the acquisitions of the spinlock, buffer header and wait list rows are counted "
+             "only with `rseq_slice_detail` on.\n\n| workload | side | tranche | kind | acquisitions/xact | deschedules | "
+             "/1000 xacts | grants | yields | yields in grant | revoked | yielded in grant % |\n"
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
         for (auto& w : o.workloads)
             for (const Side* s : {&o.a, &o.b}) {
                 if (!s->patched) continue;
@@ -909,8 +1117,10 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
                     if (shown >= 6) break;
                     if (t.desched == 0 && shown > 0) break;
                     m << "| " << w << " | " << s->id << " | " << t.tranche << " | " << t.kind << " | "
-                      << num(x ? double(t.acq) / x : NAN, "%.2f") << " | " << t.desched << " | "
-                      << num(x ? 1000.0 * t.desched / x : NAN, "%.3f") << " | " << t.grants << " | " << t.yields
+                      << (t.acq ? num(x ? double(*t.acq) / x : NAN, "%.2f") : std::string(kNotCountedNote)) << " | "
+                      << t.desched << " | " << num(x ? 1000.0 * t.desched / x : NAN, "%.3f") << " | " << t.grants
+                      << " | " << t.yields << " | " << t.yields_in_grant << " | " << t.revoked << " | "
+                      << (t.grants > 0 ? fmt("%.1f", 100.0 * t.yields_in_grant / t.grants) : std::string("n/a"))
                       << " |\n";
                     shown++;
                 }
@@ -926,9 +1136,10 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
     }
 
     m << "## Files\n\n"
-         "- `rounds.csv`: one row per round (warm-up rounds have `warmup = 1`), tps, latency, load, counters "
-         "(empty on stock)\n"
-         "- `tranches.csv`: per round and tranche: acquisitions, deschedules, grants, yields\n"
+         "- `rounds.csv`: one row per round (warm-up rounds have `warmup = 1`), tps, latency, load, `detail` (1: "
+         "the detail counters were counted, 0: not), counters (empty on stock; `NA`: not counted)\n"
+         "- `tranches.csv`: per round and tranche: acquisitions (`NA`: not counted), deschedules, grants, yields, "
+         "yields in grant, revoked\n"
          "- `results.json`: everything above, with per-configuration summaries\n"
          "- `command.txt`: the command line; `conf/`: each cluster's settings; `logs/`: pgbench output of every "
          "round, initdb, pgbench -i and server logs\n"
