@@ -97,6 +97,7 @@ PgRseqNoteEvents(int row, unsigned events)
 		r->descheduled++;
 	if (events & RSEQ_SLICE_EV_DESCHEDULED_AGAIN)
 		r->descheduled++;
+	r->descheduled += RSEQ_SLICE_EV_MORE(events);
 	if (events & RSEQ_SLICE_EV_GRANTED)
 		r->grants++;
 	if (events & RSEQ_SLICE_EV_YIELD_CALLED)

@@ -190,7 +190,7 @@ RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_cs, abort_ip) == 24, "abort_ip");
  */
 typedef enum rseq_slice_mode
 {
-	RSEQ_SLICE_MODE_OFF = 0,	/* touches nothing; depth only */
+	RSEQ_SLICE_MODE_OFF = 0,	/* touches nothing, not even the depth */
 	RSEQ_SLICE_MODE_MEASURE = 1,	/* preemption marker, no requests */
 	RSEQ_SLICE_MODE_UPSTREAM = 2,	/* marker + Linux 7.x slice requests */
 	RSEQ_SLICE_MODE_POC = 3,	/* marker + 2023 cr_flags requests */
@@ -236,6 +236,9 @@ typedef struct rseq_slice_counters
 														 * charged to the same
 														 * release (see
 														 * rseq_slice_leave) */
+/* Bits 8-15: yet more deschedules charged to the same release. */
+#define RSEQ_SLICE_EV_MORE_SHIFT	8
+#define RSEQ_SLICE_EV_MORE(ev)		(((ev) >> RSEQ_SLICE_EV_MORE_SHIFT) & 0xffu)
 
 /* ----------
  * Per-thread state.  PostgreSQL keeps one per backend process; threaded
@@ -272,8 +275,9 @@ typedef struct rseq_slice_state
 	uint8_t		waiting;		/* in wait_begin/wait_end at depth 1 */
 	uint8_t		pending;		/* a mode switch waits for depth 0 */
 	uint8_t		pending_mode;	/* the mode to switch to */
-	uint8_t		in_wait;		/* between wait_begin and wait_end, at any
-								 * depth (callers test it to skip wait_end) */
+	uint8_t		in_wait;		/* between wait_begin and wait_end: the depth
+								 * of the waiting section (capped at 255), 0
+								 * if none; callers test it to skip wait_end */
 	uint32_t	depth;			/* nesting depth: sections entered, not left
 								 * (not kept in mode off) */
 	volatile rseq_slice_area *area; /* registered area, NULL if none */
@@ -283,6 +287,8 @@ typedef struct rseq_slice_state
 								 * to be reported at the release of the lock
 								 * entered at depth k + 1; bit 31 stands for
 								 * depths >= 32 (reported once, at depth 32) */
+	uint8_t		desched_more[32];	/* further deschedules for the same
+										 * level (saturating at 255) */
 } rseq_slice_state;
 
 RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, path) == 0, "path first");
@@ -614,7 +620,8 @@ off:
  * re-requests once the lock is held.  Outer sections (depth > 1) stay
  * extended: the thread really holds other locks while it waits; a
  * deschedule during such a wait is charged to the enclosing lock.  While
- * a depth-1 section waits, the slow path is in force.  in_wait is set from
+ * a wait is in progress, the slow path is in force (a leave then ends the
+ * wait: an abandoned wait leaves no state behind).  in_wait is set from
  * wait_begin to wait_end at any depth, so that a caller can skip wait_end
  * after an acquisition that did not wait with one test.
  * Returns the events of the closed request window.  Contended path only.
@@ -626,8 +633,8 @@ rseq_slice_repath(rseq_slice_state *s)
 
 	if (s->mode == RSEQ_SLICE_MODE_OFF)
 		p = s->pending ? RSEQ_SLICE_PATH_SLOW : RSEQ_SLICE_PATH_OFF;
-	else if (s->detail || s->waiting || s->pending || s->desched_levels != 0 ||
-			 s->mode == RSEQ_SLICE_MODE_POC)
+	else if (s->detail || s->waiting || s->in_wait || s->pending ||
+			 s->desched_levels != 0 || s->mode == RSEQ_SLICE_MODE_POC)
 		p = RSEQ_SLICE_PATH_SLOW;
 	else if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
 		p = RSEQ_SLICE_PATH_REQUEST;
@@ -643,9 +650,12 @@ rseq_slice_wait_begin(rseq_slice_state *s)
 
 	if (s->mode == RSEQ_SLICE_MODE_OFF || s->in_wait)
 		return 0;
-	s->in_wait = 1;
+	s->in_wait = (uint8_t) (s->depth < 255 ? s->depth : 255);
 	if (s->depth != 1 || s->waiting)
+	{
+		rseq_slice_repath(s);	/* a leave during the wait ends it */
 		return 0;
+	}
 	if (s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
 		ev = rseq_slice_close_request(s);
 	s->waiting = 1;
@@ -669,6 +679,7 @@ rseq_slice_wait_end(rseq_slice_state *s)
 		 */
 		if (s->depth > 1 && RSEQ_SLICE_UNLIKELY(s->area->rseq_cs == 0))
 			rseq_slice_cleared_at_enter(s);
+		rseq_slice_repath(s);
 		return;
 	}
 	s->waiting = 0;

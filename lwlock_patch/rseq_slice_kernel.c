@@ -533,7 +533,9 @@ rseq_slice_switch(rseq_slice_state *s, rseq_slice_mode mode)
 	{
 		s->depth = 0;
 		s->waiting = 0;
+		s->in_wait = 0;
 		s->desched_levels = 0;
+		memset(s->desched_more, 0, sizeof(s->desched_more));
 	}
 	s->mode = (uint8_t) mode;
 	s->pending = 0;
@@ -645,9 +647,19 @@ rseq_slice_cleared_at_enter(rseq_slice_state *s)
 	if (s->area->rseq_cs != 0)
 		return;
 	s->area->rseq_cs = s->marker;
-	if (outer == 0 || s->waiting)
-		return;					/* nothing was held: not a holder's deschedule */
+	/* nothing was held (a depth-1 section that waits holds nothing yet) */
+	if (outer == 0 || (s->waiting && outer == 1))
+		return;
 	s->ctr->descheduled++;
+	if (s->desched_levels & RSEQ_SLICE_LEVEL_BIT(outer - 1))
+	{
+		/* one more for the same lock: reported with the first */
+		uint8_t    *m = &s->desched_more[outer - 1 < 31 ? outer - 1 : 31];
+
+		if (*m < 255)
+			(*m)++;
+		return;
+	}
 	s->desched_levels |= RSEQ_SLICE_LEVEL_BIT(outer - 1);
 	rseq_slice_repath(s);		/* the report needs the slow leave */
 }
@@ -708,8 +720,15 @@ rseq_slice_leave_slow(rseq_slice_state *s)
 		return 0;
 	}
 	d = --s->depth;
+	if (s->in_wait > d)
+		s->in_wait = 0;			/* the waiting section was left: wait over */
 	if (s->area->rseq_cs == 0)
-		ev = rseq_slice_cleared_at_leave(s);
+	{
+		if (s->waiting && d == 0)
+			s->area->rseq_cs = s->marker;	/* waited, held nothing */
+		else
+			ev = rseq_slice_cleared_at_leave(s);
+	}
 	/* bit 31 stands for depths >= 32: reported at the lock at depth 32 */
 	if (s->desched_levels != 0 && d <= 31 &&
 		(s->desched_levels & RSEQ_SLICE_LEVEL_BIT(d)))
@@ -717,6 +736,8 @@ rseq_slice_leave_slow(rseq_slice_state *s)
 		/* one found at a nested entry, maybe one more found just now */
 		ev |= (ev & RSEQ_SLICE_EV_DESCHEDULED) ?
 			RSEQ_SLICE_EV_DESCHEDULED_AGAIN : RSEQ_SLICE_EV_DESCHEDULED;
+		ev |= (unsigned) s->desched_more[d] << RSEQ_SLICE_EV_MORE_SHIFT;
+		s->desched_more[d] = 0;
 		s->desched_levels &= ~RSEQ_SLICE_LEVEL_BIT(d);
 	}
 	if (d == 0)

@@ -283,6 +283,7 @@ protected:
 	int			m_pending_mode = 0;
 	unsigned	m_depth = 0;	/* sections open (kept by the model in off too) */
 	bool		m_waiting = false;
+	unsigned	m_in_wait = 0;	/* depth of the section in a wait, 0: none */
 	bool		m_detail = rseq_test::kDetail;
 	rseq_slice_counters m_ctr;	/* the deterministic counters */
 	/*
@@ -329,14 +330,15 @@ protected:
 	 * new_semantics_test.cc).  true = model what the header does today (a
 	 * counting check), false = what it should do (a silent re-arm).
 	 */
-	static constexpr bool kAbandonedWaitCounts = true;
+	static constexpr bool kAbandonedWaitCounts = false;
 
 	/* The path byte the header must have derived (rseq_slice_repath). */
 	uint8_t PathModel() const
 	{
 		if (m_mode == RSEQ_SLICE_MODE_OFF)
 			return m_pending ? RSEQ_SLICE_PATH_SLOW : RSEQ_SLICE_PATH_OFF;
-		if (m_detail || m_waiting || m_pending || PendMask() != 0 || m_mode == RSEQ_SLICE_MODE_POC)
+		if (m_detail || m_waiting || m_in_wait || m_pending || PendMask() != 0 ||
+			m_mode == RSEQ_SLICE_MODE_POC)
 			return RSEQ_SLICE_PATH_SLOW;
 		return m_mode == RSEQ_SLICE_MODE_UPSTREAM ? RSEQ_SLICE_PATH_REQUEST : RSEQ_SLICE_PATH_MEASURE;
 	}
@@ -592,7 +594,8 @@ protected:
 		uint64_t	c_after = k_cleared;
 		uint64_t	found = ctr.descheduled - d_before;
 
-		if (outer || m_waiting)
+		/* nothing held: outermost, or the first entry in a depth-1 wait */
+		if (outer || (m_waiting && m_depth == 1))
 			SilentRearm(c_before, c_after, found);
 		else
 		{
@@ -677,11 +680,16 @@ protected:
 		unsigned	pend = m_pend[m_depth - 1];
 		bool		abandoned = m_depth == 1 && m_waiting;
 
+		unsigned	more = RSEQ_SLICE_EV_MORE(ev);
+
 		m_pend[m_depth - 1] = 0;
 		m_depth--;
-		st.desch_reported += D + again;
-		/* two finds for one lock are counted twice, reported once */
-		st.desch_unreported += pend > 1 ? pend - 1 : 0;
+		if (m_in_wait > m_depth)
+			m_in_wait = 0;		/* the waiting section was left */
+		st.desch_reported += D + again + more;
+		/* further finds for the same lock are reported with the first */
+		CHECK(more == (pend > 1 ? pend - 1 : 0));
+		ev &= ~(0xffu << RSEQ_SLICE_EV_MORE_SHIFT);
 		if (abandoned && !kAbandonedWaitCounts)
 			SilentRearm(c_before, c_after, own);
 		else
@@ -750,6 +758,8 @@ protected:
 		else
 			CHECK(ev == 0);
 		/* not a look at the marker: it stays as it is (armed, or cleared) */
+		if (!m_in_wait)
+			m_in_wait = m_depth;
 		m_waiting = true;
 		CHECK(request() == 0);
 		CHECK(granted() == 0);
@@ -766,6 +776,8 @@ protected:
 		if (m_waiting)
 			OpenWindowSnapshot();
 		rseq_slice_wait_end(&s);
+		if (m_mode != RSEQ_SLICE_MODE_OFF)
+			m_in_wait = 0;
 		if (m_waiting)
 		{
 			/* a deschedule while waiting held nothing: re-armed silently */
