@@ -473,14 +473,14 @@ extern unsigned rseq_slice_cleared_at_leave(rseq_slice_state *s);
 
 /* Close the upstream request window: the inline part of the above. */
 RSEQ_SLICE_INLINE unsigned
-rseq_slice_close_upstream(rseq_slice_state *s, long ctx)
+rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
+						  long ctx)
 {
-	volatile rseq_slice_area *a = s->area;
 	uint8_t		req,
 				g;
 
 	(void) ctx;
-	RSEQ_SLICE_BARRIER();
+	/* the caller (rseq_slice_leave) has ordered the lock's release before */
 	req = a->slice.ctrl.request;
 	a->slice.ctrl.request = 0;
 	RSEQ_SLICE_BARRIER();
@@ -529,11 +529,14 @@ rseq_slice_enter_other(rseq_slice_state *s, unsigned kind)
 	{
 		volatile rseq_slice_area *a = s->area;
 
-		if (s->depth++ == 0)
+		if (s->depth == 0)
 		{
+			s->depth = 1;
 			s->ctr->requests++;
 			a->slice.ctrl.request = 1;
 		}
+		else
+			s->depth++;
 		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
 			RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s);
 	}
@@ -590,10 +593,12 @@ rseq_slice_leave_other(rseq_slice_state *s, long ctx)
 	(void) ctx;
 	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
 	{
-		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
+		volatile rseq_slice_area *a = s->area;
+
+		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
 			ev = RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx);
 		if (--s->depth == 0)
-			ev |= rseq_slice_close_upstream(s, ctx);
+			ev |= rseq_slice_close_upstream(s, a, ctx);
 		return ev;
 	}
 	return RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx);
