@@ -680,9 +680,11 @@ typedef struct rseq_slice_register_facts
 /*
  * rseq_slice_register_decide: what to do with the calling thread's
  * registration under a policy.  Pure (no system call).  Keeps our own
- * registration; registers ours when the thread has none (displaces nobody,
- * under every policy; nothing without a feature size, i.e. kernels without
- * rseq or before 6.3); otherwise never: keep; always: replace; auto: keep
+ * registration; registers ours when the thread has none (nothing without a
+ * feature size, i.e. kernels without rseq or before 6.3; under auto and
+ * never not when f->rseq_user names an object, which may register its own
+ * area, e.g. TCMalloc under GLIBC_TUNABLES=glibc.pthread.rseq=0);
+ * otherwise never: keep; always: replace; auto: keep
  * when the kernel lacks the slice field, glibc's area is already V2
  * (glibc 2.41+: __rseq_size >= 33, or a registration longer than 32
  * bytes), the process has more than one thread, or f->rseq_user names an

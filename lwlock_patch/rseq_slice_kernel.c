@@ -548,11 +548,22 @@ rseq_slice_register_decide(rseq_slice_register_policy policy,
 			a = RSEQ_SLICE_ACTION_KEEP;
 			snprintf(buf, sizeof(buf), "the kernel reports no rseq feature size");
 		}
+		else if (f->rseq_user[0] != '\0' && policy != RSEQ_SLICE_REGISTER_ALWAYS)
+		{
+			/* e.g. TCMalloc under glibc.pthread.rseq=0: leave it the thread */
+			a = RSEQ_SLICE_ACTION_KEEP;
+			snprintf(buf, sizeof(buf), "glibc registered no rseq area%s, not registering ours "
+					 "(rseq_slice_register = %s: %s may register its own)",
+					 f->glibc_size == 0 ? " (__rseq_size 0)" : "", pname, f->rseq_user);
+		}
 		else
 		{
 			a = RSEQ_SLICE_ACTION_REGISTER;
-			snprintf(buf, sizeof(buf), "glibc registered no rseq area%s",
-					 f->glibc_size == 0 ? " (__rseq_size 0)" : "");
+			snprintf(buf, sizeof(buf), "glibc registered no rseq area%s%s%s%s",
+					 f->glibc_size == 0 ? " (__rseq_size 0)" : "",
+					 f->rseq_user[0] != '\0' ? " (rseq_slice_register = always, although " : "",
+					 f->rseq_user,
+					 f->rseq_user[0] != '\0' ? " may register its own)" : "");
 		}
 	}
 	else if (policy == RSEQ_SLICE_REGISTER_NEVER)

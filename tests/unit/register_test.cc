@@ -183,6 +183,24 @@ TEST(RegisterDecide, NoGlibcAreaRegistersOurs)
 				<< rseq_slice_register_names[pol];
 			EXPECT_EQ(why, "glibc registered no rseq area (__rseq_size 0)");
 		}
+	/* a library that may register its own area: left to it, except always */
+	rseq_slice_register_facts u = Facts(33, 0, 0);
+	std::string why;
+
+	snprintf(u.rseq_user, sizeof(u.rseq_user), "libtcmalloc.so.4 (a library known to use rseq)");
+	EXPECT_EQ(Decide(RSEQ_SLICE_REGISTER_AUTO, u, &why), RSEQ_SLICE_ACTION_KEEP);
+	EXPECT_EQ(why, "glibc registered no rseq area (__rseq_size 0), not registering ours "
+				   "(rseq_slice_register = auto: libtcmalloc.so.4 (a library known to use rseq) "
+				   "may register its own)");
+	EXPECT_EQ(Decide(RSEQ_SLICE_REGISTER_NEVER, u), RSEQ_SLICE_ACTION_KEEP);
+	EXPECT_EQ(Decide(RSEQ_SLICE_REGISTER_ALWAYS, u, &why), RSEQ_SLICE_ACTION_REGISTER);
+	EXPECT_EQ(why, "glibc registered no rseq area (__rseq_size 0) (rseq_slice_register = always, "
+				   "although libtcmalloc.so.4 (a library known to use rseq) may register its own)");
+	/* threads alone do not stop it: a thread has its own registration */
+	u.rseq_user[0] = '\0';
+	u.threads = 4;
+	EXPECT_EQ(Decide(RSEQ_SLICE_REGISTER_AUTO, u), RSEQ_SLICE_ACTION_REGISTER);
+
 	/* __rseq_size set but registration failed (cpu_id -2): registers too */
 	rseq_slice_register_facts f = Facts(28, 20, 0);
 
