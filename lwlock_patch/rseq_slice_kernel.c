@@ -685,6 +685,15 @@ setup_common(rseq_slice_probe *p, rseq_slice_area_storage *storage,
 		(f.glibc_size > RSEQ_SLICE_ORIG_SIZE ? f.glibc_size : RSEQ_SLICE_ORIG_SIZE);
 
 	action = rseq_slice_register_decide(policy, &f, why, sizeof(why));
+	if (action == RSEQ_SLICE_ACTION_REPLACE && reg_errno == ENOMEM &&
+		policy != RSEQ_SLICE_REGISTER_ALWAYS)
+	{
+		/* a V2 area would not fit our storage: nothing to gain */
+		action = RSEQ_SLICE_ACTION_KEEP;
+		snprintf(why, sizeof(why), "rseq_slice_register = %s: feature size %u does not fit our %d-byte area",
+				 (unsigned) policy < RSEQ_SLICE_NREGISTER ? rseq_slice_register_names[policy] : "?",
+				 (unsigned) fsize, RSEQ_SLICE_AREA_STORAGE);
+	}
 	g = glibc_area();
 	if (action == RSEQ_SLICE_ACTION_REGISTER)
 	{
