@@ -46,6 +46,8 @@ PgRseqRowCounters *PgRseqRows = PgRseqLocalRows;
 PgRseqShared *PgRseqShmem = NULL;
 int			rseq_slice_mode_setting = RSEQ_SLICE_MODE_AUTO;
 bool		rseq_slice_detail_setting = false;
+/* GUC rseq_slice_register (PGC_POSTMASTER), an rseq_slice_register_policy */
+int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_AUTO;
 char		PgRseqModeWhy[256] = "not set up yet";
 
 #ifdef USE_ASSERT_CHECKING
@@ -252,18 +254,26 @@ PgRseqResolve(int setting)
 
 /*
  * PgRseqPostmasterSetup: called once by the postmaster before shared memory
- * is created and before any child is forked.  Registers the V2 rseq area
- * when useful, enables the slice extension, resolves rseq_slice_mode and
- * logs one line: the mode in force, the setting, why, and what the kernel
- * offered (release, who registered rseq, legacy/v2, feature size, slice
- * extension state, the errno that ruled it out, slice_ext_nsec if readable).
+ * is created and before any child is forked (after shared_preload_libraries
+ * are loaded, so that their use of rseq can be seen).  Decides under
+ * rseq_slice_register whether to replace glibc's rseq area with a V2 one
+ * of its own (auto: only if the kernel has the slice field, glibc's area
+ * is legacy, the postmaster has one thread and no loaded library uses
+ * glibc's area), uses glibc's area as it is otherwise (glibc 2.41+
+ * registers a V2 area itself), enables the slice extension, resolves
+ * rseq_slice_mode and logs one line: the mode in force, the setting, why,
+ * and what the kernel offered (release, who registered rseq, legacy/v2 and
+ * length, glibc's __rseq_size, what was decided about glibc's area and why,
+ * feature size, slice extension state, the errno that ruled it out,
+ * slice_ext_nsec if readable).
  */
 void
 PgRseqPostmasterSetup(void)
 {
 	rseq_slice_mode mode;
 
-	(void) rseq_slice_setup_thread(&PgRseqProbe, &PgRseqArea);
+	(void) rseq_slice_setup_process(&PgRseqProbe, &PgRseqArea,
+									(rseq_slice_register_policy) rseq_slice_register_setting);
 	PgRseqProbed = true;
 	mode = PgRseqResolve(rseq_slice_mode_setting);
 	rseq_slice_state_init(&PgRseqState, mode, &PgRseqProbe,

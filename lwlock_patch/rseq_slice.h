@@ -740,8 +740,126 @@ typedef struct rseq_slice_probe
 	int			register_errno; /* errno of our (un)registration, 0 if none */
 	int64_t		slice_ext_nsec; /* debugfs rseq/slice_ext_nsec, -1 unread */
 	volatile rseq_slice_area *area; /* the registered area, NULL if none */
-	char		reason[256];	/* one-line explanation of the above */
+	/* what the set-up decided about glibc's area, "" if nothing (a probe) */
+	char		register_note[200];
+	char		reason[384];	/* one-line explanation of the above */
 } rseq_slice_probe;
+
+/*
+ * May the set-up replace glibc's rseq registration?  The PostgreSQL GUC
+ * rseq_slice_register (PGC_POSTMASTER) uses these values.
+ *
+ * Replacing glibc's area is the only way to a V2 registration (and so to
+ * the slice extension) with glibc < 2.41 on Linux 7.x, but everything else
+ * in the thread that reaches rseq through glibc's __rseq_offset (glibc's own
+ * sched_getcpu, librseq, TCMalloc's per-CPU caches, libraries of
+ * extensions) then reads an area the kernel no longer updates (its cpu_id
+ * reads RSEQ_SLICE_CPU_ID_UNINITIALIZED).
+ */
+typedef enum rseq_slice_register_policy
+{
+	/*
+	 * Replace glibc's area only when the kernel has the slice field
+	 * (feature size >= 33), glibc's registration is legacy (32 bytes), and
+	 * nothing else in the process is seen to use glibc's area: the process
+	 * has one thread and no loaded object references __rseq_offset or
+	 * __rseq_size or is a library known to use rseq
+	 * (rseq_slice_find_rseq_user).
+	 */
+	RSEQ_SLICE_REGISTER_AUTO = 0,
+	/* Never unregister glibc's area (mode auto then gets what it allows). */
+	RSEQ_SLICE_REGISTER_NEVER = 1,
+	/*
+	 * Replace any glibc registration, on every kernel (6.x too: legacy by
+	 * legacy), even when other users are detected; for tests.
+	 */
+	RSEQ_SLICE_REGISTER_ALWAYS = 2
+} rseq_slice_register_policy;
+
+#define RSEQ_SLICE_NREGISTER 3
+extern const char *const rseq_slice_register_names[RSEQ_SLICE_NREGISTER];
+
+/* What rseq_slice_register_decide chose. */
+typedef enum rseq_slice_register_action
+{
+	RSEQ_SLICE_ACTION_KEEP = 0, /* keep the registration in place (or none) */
+	RSEQ_SLICE_ACTION_REGISTER = 1, /* the thread has none: register ours */
+	RSEQ_SLICE_ACTION_REPLACE = 2	/* unregister glibc's area, register ours */
+} rseq_slice_register_action;
+
+/* The facts the decision looks at (rseq_slice_gather_facts fills them). */
+typedef struct rseq_slice_register_facts
+{
+	uint32_t	feature_size;	/* getauxval(AT_RSEQ_FEATURE_SIZE), 0 unknown */
+	uint32_t	glibc_size;		/* glibc's __rseq_size (0: no registration) */
+	uint32_t	glibc_len;		/* rseq_len of glibc's registration, 0 unknown */
+	int			glibc_registered;	/* glibc's area is registered here */
+	int			self_registered;	/* the thread already has our area */
+	int			threads;		/* threads in the process, 0 if not counted */
+	char		rseq_user[96];	/* an object using glibc's area, "" if none
+								 * (or not looked for) */
+} rseq_slice_register_facts;
+
+/*
+ * rseq_slice_register_decide: what to do with the calling thread's
+ * registration under a policy.  Pure (no system call).  Keeps our own
+ * registration; registers ours when the thread has none (nothing without a
+ * feature size, i.e. kernels without rseq or before 6.3; under auto and
+ * never not when f->rseq_user names an object, which may register its own
+ * area, e.g. TCMalloc under GLIBC_TUNABLES=glibc.pthread.rseq=0);
+ * otherwise never: keep; always: replace; auto: keep
+ * when the kernel lacks the slice field, glibc's area is already V2
+ * (glibc 2.41+: __rseq_size >= 33, or a registration longer than 32
+ * bytes), the process has more than one thread, or f->rseq_user names an
+ * object; else replace.  Writes a short reason to why (may be NULL).
+ */
+extern rseq_slice_register_action rseq_slice_register_decide(rseq_slice_register_policy policy,
+															 const rseq_slice_register_facts *f,
+															 char *why, size_t whylen);
+
+/*
+ * rseq_slice_gather_facts: the facts about the calling thread.  detect: also
+ * count the process's threads (/proc/self/task) and look for other users of
+ * glibc's area (rseq_slice_find_rseq_user).  glibc_len comes from the
+ * kernel itself (re-registering the same area with the same length gives
+ * EBUSY, any other length EINVAL; nothing changes).
+ */
+extern void rseq_slice_gather_facts(rseq_slice_register_facts *f, int detect);
+
+/*
+ * rseq_slice_known_rseq_library: 1 if the file name (a path or a base name)
+ * is that of a library known to use rseq: librseq.so*, libtcmalloc*.so*
+ * (TCMalloc, gperftools), liblttng-ust.so*.  Else 0.
+ */
+extern int	rseq_slice_known_rseq_library(const char *path);
+
+/*
+ * rseq_slice_find_rseq_user: look through the loaded objects
+ * (dl_iterate_phdr) for one that uses rseq besides glibc and this project:
+ * a known rseq library, or an object whose dynamic symbol table has an
+ * undefined reference to __rseq_offset or __rseq_size.  Skipped: the main
+ * program, the vDSO, glibc's libc.so and ld.so, and objects that define
+ * rseq_slice_probe_thread (this project's code, which follows the set-up).
+ * Writes "<base name> (<why>)" of the first found to out and returns 1;
+ * returns 0 (out "") if none.
+ */
+extern int	rseq_slice_find_rseq_user(char *out, size_t outlen);
+
+/* Threads of the calling process (entries of /proc/self/task), 0 unknown. */
+extern int	rseq_slice_count_threads(void);
+
+/*
+ * rseq_slice_setup_process: rseq_slice_setup_thread for the main thread of
+ * a process before it forks children that inherit its registration (the
+ * postmaster), under a policy and with detection of other users of glibc's
+ * area (rseq_slice_gather_facts(f, 1)).  p->register_note and p->reason say
+ * what was decided and why ("kept (rseq_slice_register = auto: ...)",
+ * "replacing glibc's (...)").  Returns 0 when the slice extension ended up
+ * enabled, else -1.
+ */
+extern int	rseq_slice_setup_process(rseq_slice_probe *p,
+									 rseq_slice_area_storage *storage,
+									 rseq_slice_register_policy policy);
 
 /*
  * rseq_slice_probe_thread: fill *p for the calling thread without changing
@@ -757,7 +875,10 @@ extern void rseq_slice_probe_thread(rseq_slice_probe *p);
  * If the kernel knows the slice field (feature size >= 33) and the thread
  * has only a legacy (32-byte) registration from glibc, unregister glibc's
  * area and register `storage` (64-byte aligned, length the feature size
- * rounded up to the alignment).  If the thread has no registration at all,
+ * rounded up to the alignment): policy RSEQ_SLICE_REGISTER_AUTO without
+ * looking for other users of glibc's area (for benchmarks whose threads are
+ * their own; the postmaster uses rseq_slice_setup_process).  A V2 area from
+ * glibc 2.41+ is kept and used.  If the thread has no registration at all,
  * register `storage` (legacy or V2 as the kernel allows) so that the
  * marker works.  Then enable the extension with the prctl when the
  * registration is V2.  Failures are not fatal: *p says what is in force and

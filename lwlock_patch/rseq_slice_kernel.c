@@ -17,6 +17,12 @@
  *	  feature (all kernels before 7.0), ENOTSUPP (524): disabled at boot or a
  *	  legacy registration, ENXIO: no rseq registered.
  *	- fork() copies the registration and the slice extension state.
+ *	- glibc 2.41+ sizes its registration from AT_RSEQ_FEATURE_SIZE: Debian
+ *	  sid's 2.43 on 6.18 has __rseq_size 28 and registers 32 bytes (measured
+ *	  with the EBUSY probe below); on 7.x its area is V2 and is used as it is.
+ *	- rseq(area, len, 0, sig) on a thread already registered with that area
+ *	  and length returns EBUSY, with any other length EINVAL: the registered
+ *	  length can be read back without changing anything.
  *
  * lwlock_patch/rseq_slice_kernel.c
  *
@@ -40,6 +46,9 @@
 #include <strings.h>
 
 #if RSEQ_SLICE_SUPPORTED
+#include <dirent.h>
+#include <elf.h>
+#include <link.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -55,6 +64,9 @@ const char *const rseq_slice_mode_names[RSEQ_SLICE_NMODES] = {
 	"off", "measure", "upstream", "poc", "auto"
 };
 const char *const rseq_slice_owner_names[3] = {"none", "glibc", "postgres"};
+const char *const rseq_slice_register_names[RSEQ_SLICE_NREGISTER] = {
+	"auto", "never", "always"
+};
 const char *const rseq_slice_ext_names[4] = {
 	"unavailable", "available", "enabled", "disabled"
 };
@@ -73,6 +85,20 @@ static rseq_slice_cs rseq_slice_marker_cs;
  */
 static __thread volatile rseq_slice_area *self_area;
 static __thread uint32_t self_len;
+
+static void probe_fill(rseq_slice_probe *p);
+
+/* strlcpy: copy src into dst (dstlen > 0), cut to fit, NUL-terminated. */
+static void __attribute__((unused))
+copy_truncated(char *dst, size_t dstlen, const char *src)
+{
+	size_t		n = strlen(src);
+
+	if (n >= dstlen)
+		n = dstlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 uint64_t
 rseq_slice_marker_address(void)
@@ -239,7 +265,536 @@ sys_rseq(volatile void *area, uint32_t len, int flags)
 	return (int) syscall(RSEQ_SLICE_NR_RSEQ, area, len, flags, RSEQ_SLICE_SIG);
 }
 
+/*
+ * The rseq_len of glibc's registration of area g, read back from the kernel:
+ * registering the same area again with the registered length returns EBUSY,
+ * with any other length EINVAL (nothing changes either way).  Tries the
+ * lengths glibc uses (32 up to 2.40; __rseq_size, at least 32, from 2.41)
+ * and a few roundings.  0 if none matched.
+ */
+static uint32_t
+glibc_reg_len(volatile rseq_slice_area *g, uint32_t glibc_size)
+{
+	uint32_t	fsize = (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE);
+	uint32_t	align = (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN);
+	uint32_t	cand[5];
+	int			i,
+				j;
+
+	if (align < RSEQ_SLICE_ORIG_SIZE)
+		align = RSEQ_SLICE_ORIG_SIZE;
+	cand[0] = glibc_size > RSEQ_SLICE_ORIG_SIZE ? glibc_size : RSEQ_SLICE_ORIG_SIZE;
+	cand[1] = RSEQ_SLICE_ORIG_SIZE;
+	cand[2] = ((glibc_size + align - 1) / align) * align;
+	cand[3] = fsize > RSEQ_SLICE_ORIG_SIZE ? fsize : RSEQ_SLICE_ORIG_SIZE;
+	cand[4] = ((fsize + align - 1) / align) * align;
+	for (i = 0; i < 5; i++)
+	{
+		int			seen = 0;
+
+		if (cand[i] < RSEQ_SLICE_ORIG_SIZE || cand[i] > 4096)
+			continue;
+		for (j = 0; j < i; j++)
+			if (cand[j] == cand[i])
+				seen = 1;
+		if (seen)
+			continue;
+		if (sys_rseq(g, cand[i], 0) != 0 && errno == EBUSY)
+			return cand[i];
+	}
+	return 0;
+}
+
+/* ---- other users of glibc's area in the process ---- */
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int
+has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Addresses in .dynamic: relocated by ld.so on x86_64, but not in the vDSO. */
+static const void *
+dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) ptr)
+{
+	return (const void *) (ptr < info->dlpi_addr ? ptr + info->dlpi_addr : ptr);
+}
+
+/* Number of dynamic symbols from DT_HASH or DT_GNU_HASH, 0 if unknown. */
+static uint32_t
+dynsym_count(const uint32_t *hash, const uint32_t *gnu)
+{
+	uint32_t	nbuckets,
+				symoffset,
+				bloom_size,
+				maxsym = 0,
+				b;
+	const uint32_t *buckets,
+			   *chain;
+
+	if (hash != NULL)
+		return hash[1];			/* nchain */
+	if (gnu == NULL)
+		return 0;
+	nbuckets = gnu[0];
+	symoffset = gnu[1];
+	bloom_size = gnu[2];
+	buckets = (const uint32_t *) ((const ElfW(Addr) *) (gnu + 4) + bloom_size);
+	chain = buckets + nbuckets;
+	for (b = 0; b < nbuckets; b++)
+		if (buckets[b] > maxsym)
+			maxsym = buckets[b];
+	if (maxsym < symoffset)
+		return symoffset;		/* only unhashed (undefined) symbols */
+	while ((chain[maxsym - symoffset] & 1) == 0)
+		maxsym++;
+	return maxsym + 1;
+}
+
+typedef struct rseq_user_scan
+{
+	char	   *out;
+	size_t		outlen;
+	int			found;
+} rseq_user_scan;
+
+static int
+scan_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	rseq_user_scan *scan = (rseq_user_scan *) arg;
+	const char *name = info->dlpi_name;
+	const char *base;
+	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL;
+	const uint32_t *hash = NULL,
+			   *gnu = NULL;
+	size_t		strsz = 0;
+	uint32_t	n,
+				i;
+	int			refs = 0,
+				ours = 0;
+	int			k;
+
+	(void) size;
+	if (scan->found)
+		return 1;
+	if (name == NULL || name[0] == '\0')
+		return 0;				/* the main program */
+	base = base_name(name);
+	if (has_prefix(base, "linux-vdso") || has_prefix(base, "linux-gate") ||
+		has_prefix(base, "libc.so") || has_prefix(base, "ld-linux"))
+		return 0;				/* the vDSO and glibc itself */
+	if (rseq_slice_known_rseq_library(base))
+	{
+		snprintf(scan->out, scan->outlen, "%s (a library known to use rseq)", base);
+		scan->found = 1;
+		return 1;
+	}
+	for (k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *) (info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	if (dyn == NULL)
+		return 0;
+	for (; dyn->d_tag != DT_NULL; dyn++)
+	{
+		switch (dyn->d_tag)
+		{
+			case DT_SYMTAB:
+				symtab = (const ElfW(Sym) *) dyn_ptr(info, dyn->d_un.d_ptr);
+				break;
+			case DT_STRTAB:
+				strtab = (const char *) dyn_ptr(info, dyn->d_un.d_ptr);
+				break;
+			case DT_STRSZ:
+				strsz = dyn->d_un.d_val;
+				break;
+			case DT_HASH:
+				hash = (const uint32_t *) dyn_ptr(info, dyn->d_un.d_ptr);
+				break;
+			case DT_GNU_HASH:
+				gnu = (const uint32_t *) dyn_ptr(info, dyn->d_un.d_ptr);
+				break;
+		}
+	}
+	if (symtab == NULL || strtab == NULL)
+		return 0;
+	n = dynsym_count(hash, gnu);
+	for (i = 1; i < n; i++)
+	{
+		const ElfW(Sym) *sym = &symtab[i];
+		const char *sname;
+
+		if (sym->st_name == 0 || sym->st_name >= strsz)
+			continue;
+		sname = strtab + sym->st_name;
+		if (sname[0] == '_' && sym->st_shndx == SHN_UNDEF &&
+			(strcmp(sname, "__rseq_offset") == 0 || strcmp(sname, "__rseq_size") == 0))
+			refs = 1;
+		else if (sname[0] == 'r' && sym->st_shndx != SHN_UNDEF &&
+				 strcmp(sname, "rseq_slice_probe_thread") == 0)
+			ours = 1;
+	}
+	if (refs && !ours)
+	{
+		snprintf(scan->out, scan->outlen, "%s (references __rseq_offset)", base);
+		scan->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
 #endif							/* RSEQ_SLICE_SUPPORTED */
+
+int
+rseq_slice_known_rseq_library(const char *path)
+{
+	static const char *const prefixes[] = {
+		"librseq.so", "libtcmalloc", "liblttng-ust.so"
+	};
+	const char *base;
+	size_t		i;
+
+	if (path == NULL)
+		return 0;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0 &&
+			strstr(base, ".so") != NULL)
+			return 1;
+	return 0;
+}
+
+int
+rseq_slice_find_rseq_user(char *out, size_t outlen)
+{
+	if (out != NULL && outlen > 0)
+		out[0] = '\0';
+#if RSEQ_SLICE_SUPPORTED
+	{
+		char		dummy[1];
+		rseq_user_scan scan;
+
+		scan.out = (out != NULL && outlen > 0) ? out : dummy;
+		scan.outlen = (out != NULL && outlen > 0) ? outlen : sizeof(dummy);
+		scan.found = 0;
+		dl_iterate_phdr(scan_object, &scan);
+		return scan.found;
+	}
+#else
+	return 0;
+#endif
+}
+
+int
+rseq_slice_count_threads(void)
+{
+#if RSEQ_SLICE_SUPPORTED
+	DIR		   *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int			n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+#else
+	return 0;
+#endif
+}
+
+rseq_slice_register_action
+rseq_slice_register_decide(rseq_slice_register_policy policy,
+						   const rseq_slice_register_facts *f,
+						   char *why, size_t whylen)
+{
+	rseq_slice_register_action a;
+	char		buf[256];
+	char		dummy[1];
+	const char *pname = (unsigned) policy < RSEQ_SLICE_NREGISTER ?
+		rseq_slice_register_names[policy] : "?";
+	int			glibc_v2;
+
+	if (why == NULL || whylen == 0)
+	{
+		why = dummy;
+		whylen = sizeof(dummy);
+	}
+	/* glibc 2.41+ registers the feature size: decided from __rseq_size */
+	glibc_v2 = f->glibc_size >= RSEQ_SLICE_FEATURE_SIZE_SLICE ||
+		f->glibc_len > RSEQ_SLICE_ORIG_SIZE;
+
+	if (f->self_registered)
+	{
+		a = RSEQ_SLICE_ACTION_KEEP;
+		snprintf(buf, sizeof(buf), "already registered by this process");
+	}
+	else if (!f->glibc_registered)
+	{
+		if (f->feature_size == 0)
+		{
+			a = RSEQ_SLICE_ACTION_KEEP;
+			snprintf(buf, sizeof(buf), "the kernel reports no rseq feature size");
+		}
+		else if (f->rseq_user[0] != '\0' && policy != RSEQ_SLICE_REGISTER_ALWAYS)
+		{
+			/* e.g. TCMalloc under glibc.pthread.rseq=0: leave it the thread */
+			a = RSEQ_SLICE_ACTION_KEEP;
+			snprintf(buf, sizeof(buf), "glibc registered no rseq area%s, not registering ours "
+					 "(rseq_slice_register = %s: %s may register its own)",
+					 f->glibc_size == 0 ? " (__rseq_size 0)" : "", pname, f->rseq_user);
+		}
+		else
+		{
+			a = RSEQ_SLICE_ACTION_REGISTER;
+			snprintf(buf, sizeof(buf), "glibc registered no rseq area%s%s%s%s",
+					 f->glibc_size == 0 ? " (__rseq_size 0)" : "",
+					 f->rseq_user[0] != '\0' ? " (rseq_slice_register = always, although " : "",
+					 f->rseq_user,
+					 f->rseq_user[0] != '\0' ? " may register its own)" : "");
+		}
+	}
+	else if (policy == RSEQ_SLICE_REGISTER_NEVER)
+	{
+		a = RSEQ_SLICE_ACTION_KEEP;
+		snprintf(buf, sizeof(buf), "rseq_slice_register = never");
+	}
+	else if (policy == RSEQ_SLICE_REGISTER_ALWAYS)
+	{
+		a = RSEQ_SLICE_ACTION_REPLACE;
+		if (f->rseq_user[0] != '\0')
+			snprintf(buf, sizeof(buf), "rseq_slice_register = always, although %s uses glibc's area",
+					 f->rseq_user);
+		else if (f->threads > 1)
+			snprintf(buf, sizeof(buf), "rseq_slice_register = always, although the process has %d threads",
+					 f->threads);
+		else
+			snprintf(buf, sizeof(buf), "rseq_slice_register = always");
+	}
+	else
+	{
+		/* auto: every reason to keep glibc's area, the first one decides */
+		size_t		used;
+
+		a = RSEQ_SLICE_ACTION_KEEP;
+		used = (size_t) snprintf(buf, sizeof(buf), "rseq_slice_register = %s: ", pname);
+		if (f->feature_size < RSEQ_SLICE_FEATURE_SIZE_SLICE)
+			used += (size_t) snprintf(buf + used, sizeof(buf) - used,
+									  "the kernel has no slice field; ");
+		else if (glibc_v2)
+			used += (size_t) snprintf(buf + used, sizeof(buf) - used,
+									  "glibc's area is already v2; ");
+		if (f->threads > 1 && used < sizeof(buf))
+			used += (size_t) snprintf(buf + used, sizeof(buf) - used,
+									  "the process has %d threads; ", f->threads);
+		if (f->rseq_user[0] != '\0' && used < sizeof(buf))
+			used += (size_t) snprintf(buf + used, sizeof(buf) - used,
+									  "%s uses glibc's area; ", f->rseq_user);
+		if (used >= sizeof(buf))
+			used = sizeof(buf) - 1;
+		if (buf[used - 1] == ' ' && buf[used - 2] == ';')
+			buf[used - 2] = '\0';	/* at least one reason: keep */
+		else
+		{
+			a = RSEQ_SLICE_ACTION_REPLACE;
+			snprintf(buf + used, sizeof(buf) - used, "glibc's area is legacy");
+		}
+	}
+	snprintf(why, whylen, "%s", buf);
+	return a;
+}
+
+void
+rseq_slice_gather_facts(rseq_slice_register_facts *f, int detect)
+{
+	memset(f, 0, sizeof(*f));
+#if RSEQ_SLICE_SUPPORTED
+	{
+		volatile rseq_slice_area *g = glibc_area();
+
+		f->feature_size = (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE);
+		f->glibc_size = (&__rseq_size != NULL) ? __rseq_size : 0;
+		f->self_registered = self_area != NULL && cpu_id_registered(self_area);
+		f->glibc_registered = !f->self_registered && g != NULL;
+		if (f->glibc_registered)
+			f->glibc_len = glibc_reg_len(g, f->glibc_size);
+		if (detect)
+		{
+			f->threads = rseq_slice_count_threads();
+			(void) rseq_slice_find_rseq_user(f->rseq_user, sizeof(f->rseq_user));
+		}
+	}
+#else
+	(void) detect;
+#endif
+}
+
+/*
+ * The set-up of rseq_slice_setup_thread and rseq_slice_setup_process.
+ * detect: look for other users of glibc's area (process set-up).
+ */
+static int
+setup_common(rseq_slice_probe *p, rseq_slice_area_storage *storage,
+			 rseq_slice_register_policy policy, int detect)
+{
+#if RSEQ_SLICE_SUPPORTED
+	volatile rseq_slice_area *g;
+	rseq_slice_register_facts f;
+	rseq_slice_register_action action;
+	char		why[256];
+	char		note[448];
+	uint32_t	fsize,
+				align,
+				len,
+				glen;
+	int			want_v2;
+	int			reg_errno = 0;
+	int			slice_errno = 0;
+	int			disabled = 0;
+	char		eb[16];
+
+	(void) rseq_slice_marker_address();
+	note[0] = '\0';
+	rseq_slice_gather_facts(&f, detect);
+	fsize = f.feature_size;
+	align = (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN);
+	if (align < RSEQ_SLICE_ORIG_SIZE)
+		align = RSEQ_SLICE_ORIG_SIZE;
+	want_v2 = fsize >= RSEQ_SLICE_FEATURE_SIZE_SLICE;
+	len = want_v2 ? ((fsize + align - 1) / align) * align : RSEQ_SLICE_ORIG_SIZE;
+	if (len > RSEQ_SLICE_AREA_STORAGE || align > 64)
+	{
+		want_v2 = 0;
+		len = RSEQ_SLICE_ORIG_SIZE;
+		reg_errno = ENOMEM;		/* our storage is too small for this kernel */
+	}
+	/* glibc's registered length (estimated if the kernel did not say) */
+	glen = f.glibc_len != 0 ? f.glibc_len :
+		(f.glibc_size > RSEQ_SLICE_ORIG_SIZE ? f.glibc_size : RSEQ_SLICE_ORIG_SIZE);
+
+	action = rseq_slice_register_decide(policy, &f, why, sizeof(why));
+	if (action == RSEQ_SLICE_ACTION_REPLACE && reg_errno == ENOMEM &&
+		policy != RSEQ_SLICE_REGISTER_ALWAYS)
+	{
+		/* a V2 area would not fit our storage: nothing to gain */
+		action = RSEQ_SLICE_ACTION_KEEP;
+		snprintf(why, sizeof(why), "rseq_slice_register = %s: feature size %u does not fit our %d-byte area",
+				 (unsigned) policy < RSEQ_SLICE_NREGISTER ? rseq_slice_register_names[policy] : "?",
+				 (unsigned) fsize, RSEQ_SLICE_AREA_STORAGE);
+	}
+	g = glibc_area();
+	if (action == RSEQ_SLICE_ACTION_REGISTER)
+	{
+		/* Nobody registered: register ours, so the marker works. */
+		memset(storage, 0, sizeof(*storage));
+		storage->u.area.cpu_id = RSEQ_SLICE_CPU_ID_UNINITIALIZED;
+		if (sys_rseq(&storage->u.area, len, 0) == 0)
+		{
+			self_area = &storage->u.area;
+			self_len = len;
+			snprintf(note, sizeof(note), "%s", why);
+		}
+		else
+		{
+			reg_errno = errno;
+			/* EINVAL/EBUSY: another library registered this thread's area */
+			snprintf(note, sizeof(note), "%s; registering ours failed: %s%s", why,
+					 rseq_slice_errno_name(reg_errno, eb, sizeof(eb)),
+					 (reg_errno == EINVAL || reg_errno == EBUSY) ?
+					 " (another library registered the thread's area)" : "");
+		}
+	}
+	else if (action == RSEQ_SLICE_ACTION_REPLACE && g != NULL)
+	{
+		/* glibc's area: replace it with ours (V2 when the kernel has it). */
+		if (sys_rseq(g, glen, RSEQ_SLICE_FLAG_UNREGISTER) == 0)
+		{
+			memset(storage, 0, sizeof(*storage));
+			storage->u.area.cpu_id = RSEQ_SLICE_CPU_ID_UNINITIALIZED;
+			if (sys_rseq(&storage->u.area, len, 0) == 0)
+			{
+				self_area = &storage->u.area;
+				self_len = len;
+				snprintf(note, sizeof(note),
+						 "replacing glibc's (%s, %u bytes, __rseq_size %u; %s)",
+						 glen > RSEQ_SLICE_ORIG_SIZE ? "v2" : "legacy",
+						 (unsigned) glen, (unsigned) f.glibc_size, why);
+			}
+			else
+			{
+				reg_errno = errno;
+				/* put glibc's registration back */
+				(void) sys_rseq(g, glen, 0);
+				snprintf(note, sizeof(note), "kept (%s), glibc's area put back", why);
+			}
+		}
+		else
+		{
+			reg_errno = errno;
+			snprintf(note, sizeof(note), "kept (%s), unregistering it failed", why);
+		}
+	}
+	else if (f.glibc_registered)
+		snprintf(note, sizeof(note), "kept (%s)", why);
+	else if (!f.self_registered)
+		snprintf(note, sizeof(note), "%s", why);
+
+	/* Ask even on old kernels: the errno says why it is unavailable. */
+	if (prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_SET,
+			  RSEQ_SLICE_PR_ENABLE, 0, 0) != 0)
+	{
+		slice_errno = errno;
+		if (slice_errno == RSEQ_SLICE_ENOTSUPP)
+		{
+			/* a V2 registration, still refused: disabled at boot */
+			if (self_area != NULL && cpu_id_registered(self_area))
+				disabled = self_len > RSEQ_SLICE_ORIG_SIZE;
+			else if (glibc_area() != NULL)
+				disabled = glen > RSEQ_SLICE_ORIG_SIZE;
+		}
+	}
+
+	memset(p, 0, sizeof(*p));
+	p->slice_errno = slice_errno;
+	p->register_errno = reg_errno;
+	copy_truncated(p->register_note, sizeof(p->register_note), note);
+	if (disabled)
+		p->slice = RSEQ_SLICE_EXT_DISABLED;
+	probe_fill(p);
+	return p->slice == RSEQ_SLICE_EXT_ENABLED ? 0 : -1;
+#else
+	(void) storage;
+	(void) policy;
+	(void) detect;
+	rseq_slice_probe_thread(p);
+	return -1;
+#endif
+}
+
+int
+rseq_slice_setup_thread(rseq_slice_probe *p, rseq_slice_area_storage *storage)
+{
+	return setup_common(p, storage, RSEQ_SLICE_REGISTER_AUTO, 0);
+}
+
+int
+rseq_slice_setup_process(rseq_slice_probe *p, rseq_slice_area_storage *storage,
+						 rseq_slice_register_policy policy)
+{
+	return setup_common(p, storage, policy, 1);
+}
 
 /* Fill everything but reason; reason gets a summary. */
 static void
@@ -278,9 +833,11 @@ probe_fill(rseq_slice_probe *p)
 		p->registered = 1;
 		p->owner = RSEQ_SLICE_OWNER_GLIBC;
 		p->area = g;
-		/* glibc 2.36 registers 32 bytes; later ones the feature size */
-		p->reg_len = p->glibc_size <= RSEQ_SLICE_ORIG_SIZE ?
-			RSEQ_SLICE_ORIG_SIZE : p->glibc_size;
+		/* asked of the kernel; else glibc < 2.41: 32, later: __rseq_size */
+		p->reg_len = glibc_reg_len(g, p->glibc_size);
+		if (p->reg_len == 0)
+			p->reg_len = p->glibc_size <= RSEQ_SLICE_ORIG_SIZE ?
+				RSEQ_SLICE_ORIG_SIZE : p->glibc_size;
 	}
 
 	if (p->slice != RSEQ_SLICE_EXT_DISABLED)
@@ -314,11 +871,21 @@ probe_fill(rseq_slice_probe *p)
 							 "kernel %s, rseq %s", p->release,
 							 p->registered ? "registered by" : "not registered");
 	if (p->registered && used < sizeof(p->reason))
+	{
 		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
-								  " %s (%s, %u bytes)",
+								  " %s (%s, %u bytes",
 								  rseq_slice_owner_names[p->owner],
 								  p->reg_len > RSEQ_SLICE_ORIG_SIZE ? "v2" : "legacy",
 								  (unsigned) p->reg_len);
+		if (p->owner == RSEQ_SLICE_OWNER_GLIBC && used < sizeof(p->reason))
+			used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
+									  ", __rseq_size %u", (unsigned) p->glibc_size);
+		if (used < sizeof(p->reason))
+			used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used, ")");
+	}
+	if (p->register_note[0] != '\0' && used < sizeof(p->reason))
+		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
+								  "%s%s", p->registered ? ", " : ": ", p->register_note);
 	if (used < sizeof(p->reason))
 		used += (size_t) snprintf(p->reason + used, sizeof(p->reason) - used,
 								  ", feature size %u, slice extension %s",
@@ -347,97 +914,7 @@ rseq_slice_probe_thread(rseq_slice_probe *p)
 	probe_fill(p);
 }
 
-int
-rseq_slice_setup_thread(rseq_slice_probe *p, rseq_slice_area_storage *storage)
-{
-#if RSEQ_SLICE_SUPPORTED
-	volatile rseq_slice_area *g;
-	uint32_t	fsize,
-				align,
-				len;
-	int			want_v2;
-	int			reg_errno = 0;
-	int			slice_errno = 0;
-	int			disabled = 0;
 
-	(void) rseq_slice_marker_address();
-	fsize = (uint32_t) getauxval(RSEQ_SLICE_AT_FEATURE_SIZE);
-	align = (uint32_t) getauxval(RSEQ_SLICE_AT_ALIGN);
-	if (align < RSEQ_SLICE_ORIG_SIZE)
-		align = RSEQ_SLICE_ORIG_SIZE;
-	want_v2 = fsize >= RSEQ_SLICE_FEATURE_SIZE_SLICE;
-	len = want_v2 ? ((fsize + align - 1) / align) * align : RSEQ_SLICE_ORIG_SIZE;
-	if (len > RSEQ_SLICE_AREA_STORAGE || align > 64)
-	{
-		want_v2 = 0;
-		reg_errno = ENOMEM;		/* our storage is too small for this kernel */
-	}
-
-	g = glibc_area();
-	if (self_area == NULL || !cpu_id_registered(self_area))
-	{
-		if (g == NULL && fsize > 0)
-		{
-			/* Nobody registered: register ours, so the marker works. */
-			uint32_t	l = want_v2 ? len : RSEQ_SLICE_ORIG_SIZE;
-
-			memset(storage, 0, sizeof(*storage));
-			storage->u.area.cpu_id = RSEQ_SLICE_CPU_ID_UNINITIALIZED;
-			if (sys_rseq(&storage->u.area, l, 0) == 0)
-			{
-				self_area = &storage->u.area;
-				self_len = l;
-			}
-			else
-				reg_errno = errno;
-		}
-		else if (g != NULL && want_v2 && __rseq_size <= RSEQ_SLICE_ORIG_SIZE)
-		{
-			/* glibc's legacy area: replace it with a V2 one. */
-			if (sys_rseq(g, RSEQ_SLICE_ORIG_SIZE, RSEQ_SLICE_FLAG_UNREGISTER) == 0)
-			{
-				memset(storage, 0, sizeof(*storage));
-				storage->u.area.cpu_id = RSEQ_SLICE_CPU_ID_UNINITIALIZED;
-				if (sys_rseq(&storage->u.area, len, 0) == 0)
-				{
-					self_area = &storage->u.area;
-					self_len = len;
-				}
-				else
-				{
-					reg_errno = errno;
-					/* put glibc's registration back */
-					(void) sys_rseq(g, RSEQ_SLICE_ORIG_SIZE, 0);
-				}
-			}
-			else
-				reg_errno = errno;
-		}
-	}
-
-	/* Ask even on old kernels: the errno says why it is unavailable. */
-	if (prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_SET,
-			  RSEQ_SLICE_PR_ENABLE, 0, 0) != 0)
-	{
-		slice_errno = errno;
-		if (slice_errno == RSEQ_SLICE_ENOTSUPP && self_area != NULL &&
-			self_len > RSEQ_SLICE_ORIG_SIZE)
-			disabled = 1;		/* V2 registration, still refused: boot */
-	}
-
-	memset(p, 0, sizeof(*p));
-	p->slice_errno = slice_errno;
-	p->register_errno = reg_errno;
-	if (disabled)
-		p->slice = RSEQ_SLICE_EXT_DISABLED;
-	probe_fill(p);
-	return p->slice == RSEQ_SLICE_EXT_ENABLED ? 0 : -1;
-#else
-	(void) storage;
-	rseq_slice_probe_thread(p);
-	return -1;
-#endif
-}
 
 int
 rseq_slice_thread_enabled(void)
@@ -500,6 +977,10 @@ rseq_slice_resolve(rseq_slice_mode requested, const rseq_slice_probe *p,
 		m = RSEQ_SLICE_MODE_MEASURE;
 		because = p->slice == RSEQ_SLICE_EXT_DISABLED ?
 			"the slice extension is disabled on this kernel" :
+			p->slice == RSEQ_SLICE_EXT_AVAILABLE &&
+			p->owner == RSEQ_SLICE_OWNER_GLIBC &&
+			p->reg_len <= RSEQ_SLICE_ORIG_SIZE ?
+			"the slice extension needs a v2 registration, glibc's area is legacy" :
 			p->slice == RSEQ_SLICE_EXT_AVAILABLE ?
 			"the slice extension is not enabled for this registration" :
 			"the kernel has no slice extension";

@@ -52,3 +52,56 @@ lock-check: ext-install-$(LOCK_FLAVOR)
 	  $(call prefix,$(LOCK_FLAVOR))/bin $(BUILD)/lock-check
 
 CHECK_TARGETS += lock-check
+
+# make glibc-check  who owns the rseq registration (tests/glibc/glibc_check):
+#                   the patched server through a newer glibc's dynamic
+#                   loader (Debian $(GLIBC_SUITE)'s $(GLIBC_PACKAGE), fetched
+#                   with a private apt configuration like the PostgreSQL
+#                   source, unpacked with dpkg-deb -x into $(GLIBC_DIR); the
+#                   machine's C library is not touched), the setting
+#                   rseq_slice_register under auto/never/always with a
+#                   preloaded library that reads glibc's rseq area
+#                   (tests/glibc/rseq_glibc_user.c), and
+#                   GLIBC_TUNABLES=glibc.pthread.rseq=0.  If the package
+#                   cannot be fetched, the newer-glibc cases print one SKIP
+#                   line and the rest still runs.  Closing line:
+#                   "glibc-check: N passed, N failed".
+GLIBC_FLAVOR  ?= $(LOCK_FLAVOR)
+GLIBC_SUITE   ?= sid
+GLIBC_PACKAGE ?= libc6
+GLIBC_APT_DIR := $(BUILD)/apt-glibc
+GLIBC_DIR     := $(BUILD)/glibc-$(GLIBC_SUITE)
+# The top-level Makefile's private apt options, pointed at our own folder.
+GLIBC_APT_OPTS = $(subst $(APT_DIR)/,$(GLIBC_APT_DIR)/,$(APT_OPTS))
+
+.PHONY: glibc-check glibc-fetch clean-glibc
+
+# Fetch and unpack once (the stamp holds the package file name); a failed
+# fetch leaves $(GLIBC_DIR)/.pg_rseq-skip with the reason and does not fail.
+glibc-fetch:
+	@if [ -f $(GLIBC_DIR)/.pg_rseq-unpacked ]; then exit 0; fi; \
+	rm -rf $(GLIBC_DIR) && mkdir -p $(GLIBC_DIR) \
+	  $(GLIBC_APT_DIR)/state/lists/partial $(GLIBC_APT_DIR)/cache/archives/partial $(GLIBC_APT_DIR)/download; \
+	echo "deb $(DEBIAN_MIRROR) $(GLIBC_SUITE) main" > $(GLIBC_APT_DIR)/sources.list; \
+	$(call msg,apt-get update (private config in $(GLIBC_APT_DIR), $(GLIBC_SUITE) deb only)); \
+	log=$(GLIBC_APT_DIR)/fetch.log; \
+	if apt-get -q $(GLIBC_APT_OPTS) update > $$log 2>&1 && \
+	   (cd $(GLIBC_APT_DIR)/download && rm -f ./*.deb && apt-get -q $(GLIBC_APT_OPTS) download $(GLIBC_PACKAGE)) >> $$log 2>&1; then \
+	  deb=$$(ls $(GLIBC_APT_DIR)/download/$(GLIBC_PACKAGE)_*.deb | head -1); \
+	  $(call msg,unpacking $$(basename $$deb) into $(GLIBC_DIR)); \
+	  dpkg-deb -x $$deb $(GLIBC_DIR) && basename $$deb > $(GLIBC_DIR)/.pg_rseq-unpacked; \
+	else \
+	  echo "could not fetch Debian $(GLIBC_SUITE)'s $(GLIBC_PACKAGE) ($$(grep -m1 -E '^(E|W|Err):' $$log || tail -1 $$log); log: $$log)" > $(GLIBC_DIR)/.pg_rseq-skip; \
+	fi
+
+glibc-check: ext-install-$(GLIBC_FLAVOR) unit-build glibc-fetch | pg-run-user
+	@$(call msg,rseq registration with glibc $(GLIBC_SUITE) and the host's on $(GLIBC_FLAVOR))
+	@if [ -f $(GLIBC_DIR)/.pg_rseq-unpacked ]; then dir=$(GLIBC_DIR); \
+	else dir="SKIP:$$(cat $(GLIBC_DIR)/.pg_rseq-skip 2>/dev/null || echo 'not fetched')"; rm -rf $(GLIBC_DIR); fi; \
+	PG_RUN_USER=$(PG_RUN_USER) bash $(CURDIR)/tests/glibc/glibc_check \
+	  $(call prefix,$(GLIBC_FLAVOR))/bin $(BUILD)/glibc-check "$$dir" $(UNIT_BUILD_DIR)/rseq_slice_unit
+
+clean-glibc:
+	rm -rf $(GLIBC_DIR) $(GLIBC_APT_DIR) $(BUILD)/glibc-check
+
+CHECK_TARGETS += glibc-check

@@ -112,6 +112,33 @@ TEST(Resolve, SliceAvailableOrDisabled)
 	}
 }
 
+/*
+ * glibc's legacy area kept on a kernel with the feature (rseq_slice_register
+ * = never, or other users of glibc's area detected): the reason says why.
+ * glibc 2.41+'s V2 area, enabled: upstream with glibc as the owner.
+ */
+TEST(Resolve, GlibcAreaKept)
+{
+	rseq_slice_probe p = Probe(1, 33, RSEQ_SLICE_EXT_AVAILABLE);
+	std::string why;
+
+	p.reg_len = 32;
+	EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_AUTO, p, &why), RSEQ_SLICE_MODE_MEASURE);
+	EXPECT_EQ(why, "the slice extension needs a v2 registration, glibc's area is legacy");
+	EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_UPSTREAM, p), RSEQ_SLICE_MODE_MEASURE);
+	/* our own legacy area (never happens on 7.x, but the words must fit) */
+	p.owner = RSEQ_SLICE_OWNER_SELF;
+	EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_AUTO, p, &why), RSEQ_SLICE_MODE_MEASURE);
+	EXPECT_EQ(why, "the slice extension is not enabled for this registration");
+
+	rseq_slice_probe v2 = Probe(1, 33, RSEQ_SLICE_EXT_ENABLED);
+
+	v2.reg_len = 33;
+	EXPECT_EQ(v2.owner, RSEQ_SLICE_OWNER_GLIBC);
+	EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_AUTO, v2, &why), RSEQ_SLICE_MODE_UPSTREAM);
+	EXPECT_EQ(why, "the kernel enabled the slice extension");
+}
+
 /* poc is refused for every feature size >= 33, accepted below. */
 TEST(Resolve, PocFeatureSizeBoundary)
 {
