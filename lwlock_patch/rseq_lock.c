@@ -5,13 +5,16 @@
  *	  extension lock layer (see storage/rseq_lock.h for the fast path and
  *	  storage/rseq_stats.h for the shared-memory layout and its locking).
  *
- * Start-up: the postmaster, before forking any child, makes sure it owns an
- * rseq registration able to use the slice extension: on Debian 12's glibc
- * 2.36 every thread has a legacy 32-byte area, which a Linux 7.x kernel
- * refuses for the extension (ENOTSUPP), so the postmaster unregisters it and
- * registers its own V2 area, then enables the extension with the prctl.
- * fork() copies both to every backend (shared/docs/rseq-slice-abi.md,
- * checked on 7.2).  It logs one line saying which mode is in force and why.
+ * Start-up: the postmaster, before forking any child, makes sure the
+ * process has an rseq registration able to use the slice extension where
+ * that is allowed: glibc 2.41 and later register a V2 area themselves,
+ * which is kept; Debian 12's glibc 2.36 registers a legacy 32-byte area,
+ * which a Linux 7.x kernel refuses for the extension (ENOTSUPP), and the
+ * postmaster replaces it with its own V2 area only as rseq_slice_register
+ * allows (auto: only when nothing else in the process is seen to use
+ * glibc's area).  Then it enables the extension with the prctl.  fork()
+ * copies both to every backend (shared/docs/rseq-slice-abi.md, checked on
+ * 7.2).  It logs one line saying which mode is in force and why.
  *
  * Counters: each backend counts into its own slot (indexed by ProcNumber)
  * with plain stores.  Before it has a PGPROC, and after it gave its PGPROC
@@ -739,7 +742,7 @@ assign_rseq_slice_mode(int newval, void *extra)
  * backend, the entries of every lock kind, the outermost sections, the
  * nested entries and the maximum nesting depth.  Off, those counters stand
  * still (LWLock entries are still counted, per tranche): they would cost
- * every section an out-of-line call (bench/callgrind: about 25
+ * every section the out-of-line slow path (bench/results/callgrind: about 210
  * instructions per section); on, every section takes the slow path.
  * Takes effect at a backend's next lock.
  */

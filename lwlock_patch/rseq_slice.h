@@ -930,7 +930,8 @@ extern int	rseq_slice_set_mode_open(rseq_slice_state *s, rseq_slice_mode mode,
 /*
  * rseq_slice_set_detail: 1 = also count entries per kind, sections, nested
  * entries and max_depth (every section then takes the out-of-line slow
- * path: about 25 more instructions per section, bench/callgrind); 0 = do
+ * path through the caller's hooks: about 210 more instructions per
+ * section in the server, bench/results/callgrind); 0 = do
  * not (those counters stand still).  Takes effect at the next enter.
  */
 extern void rseq_slice_set_detail(rseq_slice_state *s, int detail);
