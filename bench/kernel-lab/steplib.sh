@@ -1,0 +1,94 @@
+# steplib.sh: step bookkeeping shared by bench/kernel-lab/lab and clock-lab
+# (sourced, not run). A lab is a list of named steps (mostly one guest boot
+# each) writing into one results folder OUT; these functions make it
+# resumable and timed.
+#
+#   steps_init OUT FORCE SETTINGS_TEXT
+#       Creates OUT/steps.csv (header) and OUT/.steps/. SETTINGS_TEXT (the
+#       options that shape the results: clock, shift, vCPUs, run lengths,
+#       ...) is kept in OUT/lab-settings.txt. If that file exists with a
+#       different text, the folder holds results made with other settings:
+#       returns 2 with a message (diff) unless FORCE is 1, in which case the
+#       new text replaces the old one (and every step runs again).
+#   step_done NAME RESULTS
+#       Status 0 if step NAME finished before (OUT/.steps/NAME.done) and
+#       every file of RESULTS (space-separated, relative to OUT) exists and
+#       is not empty; 1 otherwise.
+#   step_run NAME RESULTS CMD [ARG...]
+#       Skips the step (row status "skipped", return 0) if FORCE is 0 and
+#       step_done NAME RESULTS; otherwise removes NAME.done, runs CMD and
+#       appends a row. The step counts as done (NAME.done written: its end
+#       time and RESULTS) only if CMD exits 0 AND all RESULTS are present;
+#       exit 0 with a result missing is recorded as "failed" with note
+#       "results missing: ..." and returns 1. Returns CMD's status otherwise.
+#
+# OUT/steps.csv columns (one row per step per invocation, appended):
+#   step, status (ran | skipped | failed), start_utc, end_utc (ISO 8601,
+#   seconds), secs [wall s], exit (CMD's status; for skipped: the status
+#   when it ran), host_load_start, host_load_end (/proc/loadavg 1-min
+#   average), note (free text without commas)
+#
+# Variables used: STEPS_OUT, STEPS_FORCE (set by steps_init); STEP_NOTE
+# (optional, set by the caller before step_run, copied to the note column).
+# Messages go to stderr prefixed with "${STEPS_PROG:-steps}:".
+
+steps_say() { echo "${STEPS_PROG:-steps}: $*" >&2; }
+
+steps_init() {   # steps_init OUT FORCE SETTINGS_TEXT
+    STEPS_OUT=$1 STEPS_FORCE=$2
+    local text=$3 f=$1/lab-settings.txt
+    mkdir -p "$STEPS_OUT/.steps" || { steps_say "error: cannot create $STEPS_OUT/.steps"; return 2; }
+    [ -s "$STEPS_OUT/steps.csv" ] || echo "step,status,start_utc,end_utc,secs,exit,host_load_start,host_load_end,note" > "$STEPS_OUT/steps.csv"
+    if [ -f "$f" ] && [ "$(cat "$f")" != "$text" ]; then
+        if [ "$STEPS_FORCE" = 1 ]; then
+            steps_say "settings differ from those of $STEPS_OUT (--force: replacing them, every step runs again)"
+        else
+            steps_say "error: $STEPS_OUT holds results made with other settings; use another --out, or --force to redo the steps:"
+            diff <(echo "$text") "$f" | sed -n 's/^</  now:   /p; s/^>/  there: /p' >&2
+            return 2
+        fi
+    fi
+    printf '%s\n' "$text" > "$f"
+}
+
+step_done() {   # step_done NAME RESULTS
+    local r
+    [ -f "$STEPS_OUT/.steps/$1.done" ] || return 1
+    for r in $2; do [ -s "$STEPS_OUT/$r" ] || return 1; done
+    return 0
+}
+
+steps_row() {   # steps_row NAME STATUS START END SECS EXIT LOAD0 LOAD1 NOTE
+    local note=${9//,/;}
+    echo "$1,$2,$3,$4,$5,$6,$7,$8,${note//$'\n'/ }" >> "$STEPS_OUT/steps.csv"
+}
+
+step_run() {   # step_run NAME RESULTS CMD...
+    local name=$1 results=$2 t0 t1 s0 l0 l1 rc=0 missing="" r prev
+    shift 2
+    if [ "${STEPS_FORCE:-0}" != 1 ] && step_done "$name" "$results"; then
+        prev=$(sed -n 's/^end_utc: //p' "$STEPS_OUT/.steps/$name.done")
+        steps_say "step $name: done before (ended $prev), results present: skipped (--force redoes it)"
+        s0=$(date -u +%FT%TZ); l0=$(cut -d' ' -f1 /proc/loadavg)
+        steps_row "$name" skipped "$s0" "$s0" 0 0 "$l0" "$l0" "done $prev"
+        return 0
+    fi
+    rm -f "$STEPS_OUT/.steps/$name.done"
+    steps_say "step $name: start"
+    t0=$(date +%s); s0=$(date -u +%FT%TZ); l0=$(cut -d' ' -f1 /proc/loadavg)
+    "$@" || rc=$?
+    t1=$(date +%s); l1=$(cut -d' ' -f1 /proc/loadavg)
+    for r in $results; do [ -s "$STEPS_OUT/$r" ] || missing="$missing $r"; done
+    if [ "$rc" = 0 ] && [ -z "$missing" ]; then
+        printf 'end_utc: %s\nsecs: %s\nresults: %s\n' "$(date -u +%FT%TZ)" "$((t1 - t0))" "$results" > "$STEPS_OUT/.steps/$name.done"
+        steps_row "$name" ran "$s0" "$(date -u +%FT%TZ)" "$((t1 - t0))" 0 "$l0" "$l1" "${STEP_NOTE:-}"
+        steps_say "step $name: done in $((t1 - t0)) s"
+        return 0
+    fi
+    local cmdrc=$rc
+    [ "$rc" = 0 ] && rc=1
+    steps_row "$name" failed "$s0" "$(date -u +%FT%TZ)" "$((t1 - t0))" "$cmdrc" "$l0" "$l1" \
+        "${STEP_NOTE:-}${missing:+ results missing:$missing}"
+    steps_say "step $name: FAILED (exit $rc${missing:+, results missing:$missing}) after $((t1 - t0)) s"
+    return "$rc"
+}
