@@ -40,21 +40,15 @@ import statistics as st
 import sys
 from collections import OrderedDict
 
-NAN = float("nan")
+# number parsing, formatting and "key: value" files: shared with pg-summary.py
+import importlib.util  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "pg_summary", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg-summary.py"))
+_pg_summary = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_pg_summary)
+NAN, num, fmt, kv_file = _pg_summary.NAN, _pg_summary.num, _pg_summary.fmt, _pg_summary.kv_file
 STEP_RE = re.compile(r"^(icount|tcg)([12])-(b\d+|hog)$")
-
-
-def num(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return NAN
-
-
-def fmt(x, nd=0):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
-    return f"{x:,.{nd}f}"
 
 
 def pct(x):
@@ -79,17 +73,6 @@ def read_csv(path):
         return []
     with open(path) as f:
         return list(csv.DictReader(f))
-
-
-def kv_file(path):
-    out = {}
-    if os.path.exists(path):
-        with open(path, errors="replace") as f:
-            for line in f:
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    out.setdefault(k.strip(), v.strip())
-    return out
 
 
 def clean(x):

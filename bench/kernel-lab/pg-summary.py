@@ -98,17 +98,21 @@ def boot_dirs(labdir):
             if os.path.isfile(os.path.join(d, "console.log")) and glob.glob(os.path.join(d, "facts-*.txt"))]
 
 
-def settings_of(d):
-    """qemu-settings.txt of a run-in-guest folder (key: value lines), or {}"""
+def kv_file(path):
+    """a file of "key: value" lines as a dict (first value of a key wins), {} if missing"""
     out = {}
-    p = os.path.join(d, "qemu-settings.txt")
-    if os.path.exists(p):
-        with open(p, errors="replace") as f:
+    if os.path.exists(path):
+        with open(path, errors="replace") as f:
             for line in f:
                 if ":" in line:
                     k, v = line.split(":", 1)
                     out.setdefault(k.strip(), v.strip())
     return out
+
+
+def settings_of(d):
+    """qemu-settings.txt of a run-in-guest folder (key: value lines), or {}"""
+    return kv_file(os.path.join(d, "qemu-settings.txt"))
 
 
 def section_qemu(labdir):
