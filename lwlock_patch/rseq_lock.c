@@ -51,7 +51,27 @@ int			rseq_slice_mode_setting = RSEQ_SLICE_MODE_AUTO;
 bool		rseq_slice_detail_setting = false;
 /* GUC rseq_slice_register (PGC_POSTMASTER), an rseq_slice_register_policy */
 int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_AUTO;
+/* GUC rseq_slice_request (PGC_SIGHUP), a PG_RSEQ_REQUEST_* value */
+int			rseq_slice_request_setting = PG_RSEQ_REQUEST_ALL;
 char		PgRseqModeWhy[256] = "not set up yet";
+
+/*
+ * The request policy by row (storage/rseq_lock.h): 1 ask, 0 do not.  All
+ * rows ask until the setting is applied.  PgRseqAskBase is what the
+ * setting says; PgRseqAsk may differ from it only where the adaptive
+ * policy paused a row.
+ */
+uint8		PgRseqAsk[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
+static uint8 PgRseqAskBase[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
+
+/*
+ * Adaptive policy state, per row, this backend only: grants and yields
+ * inside the grant seen since the row last started asking, and deschedules
+ * of its holders since it stopped.
+ */
+static uint16 PgRseqAdaptGrants[PG_RSEQ_NROWS];
+static uint16 PgRseqAdaptYields[PG_RSEQ_NROWS];
+static uint16 PgRseqAdaptDesched[PG_RSEQ_NROWS];
 
 #ifdef USE_ASSERT_CHECKING
 int			PgRseqHeld[RSEQ_SLICE_MAX_KINDS];
@@ -93,10 +113,93 @@ PgRseqCheckDepth(void)
  * holding, grant, yield) to a row of the per-tranche counters.  Called only
  * when rseq_slice_leave() or rseq_slice_wait_begin() reported something.
  */
+/*
+ * The adaptive part of rseq_slice_request = adaptive, called with the
+ * events of a release of `row`: after PG_RSEQ_ADAPT_GRANTS grants of a row
+ * in this backend, a row whose grants ended inside the extension (a yield
+ * that returned 1) less than half the time stops asking; it asks again
+ * once its holders were descheduled PG_RSEQ_ADAPT_DESCHED times since
+ * (so a row that stopped paying off is retried when preemption costs it
+ * again).  Per backend; a pause and a resume are logged at DEBUG1.  Rare
+ * path (PgRseqNoteEvents).  The thresholds are a first choice, not yet
+ * tuned by measurement (no kernel here grants extensions).
+ */
+#define PG_RSEQ_ADAPT_GRANTS	32
+#define PG_RSEQ_ADAPT_DESCHED	64
+
+static void
+PgRseqAdapt(int row, unsigned events)
+{
+	if (PgRseqAskBase[row] == 0)
+		return;					/* the setting says never */
+	if (PgRseqAsk[row])
+	{
+		if (!(events & RSEQ_SLICE_EV_GRANTED))
+			return;
+		PgRseqAdaptGrants[row]++;
+		if (events & RSEQ_SLICE_EV_YIELDED)
+			PgRseqAdaptYields[row]++;
+		if (PgRseqAdaptGrants[row] < PG_RSEQ_ADAPT_GRANTS)
+			return;
+		if (2 * PgRseqAdaptYields[row] < PgRseqAdaptGrants[row])
+		{
+			PgRseqAsk[row] = 0;
+			PgRseqAdaptDesched[row] = 0;
+			elog(DEBUG1, "rseq slice extension: %s stops asking (%u of %u grants ended inside the extension)",
+				 PgRseqRowName(row), PgRseqAdaptYields[row],
+				 PgRseqAdaptGrants[row]);
+		}
+		PgRseqAdaptGrants[row] = 0;
+		PgRseqAdaptYields[row] = 0;
+		return;
+	}
+	if (events & (RSEQ_SLICE_EV_DESCHEDULED | RSEQ_SLICE_EV_DESCHEDULED_AGAIN))
+	{
+		PgRseqAdaptDesched[row] += 1 + RSEQ_SLICE_EV_MORE(events) +
+			((events & RSEQ_SLICE_EV_DESCHEDULED_AGAIN) ? 1 : 0);
+		if (PgRseqAdaptDesched[row] >= PG_RSEQ_ADAPT_DESCHED)
+		{
+			PgRseqAsk[row] = 1;
+			elog(DEBUG1, "rseq slice extension: %s asks again (%u deschedules while holding)",
+				 PgRseqRowName(row), PgRseqAdaptDesched[row]);
+		}
+	}
+}
+
+/*
+ * PgRseqApplyRequestPolicy: rewrite PgRseqAsk from the setting (see
+ * check_rseq_slice_request); resets the adaptive state.
+ */
+static void
+PgRseqApplyRequestPolicy(int policy)
+{
+	for (int row = 0; row < PG_RSEQ_NROWS; row++)
+	{
+		uint8		ask = 1;
+
+		if (row < PG_RSEQ_TRANCHE_ROWS)
+		{
+			if (policy == PG_RSEQ_REQUEST_SPINNING)
+				ask = 0;
+			else if (policy != PG_RSEQ_REQUEST_ALL &&
+					 row == LWTRANCHE_LOCK_FASTPATH)
+				ask = 0;
+		}
+		PgRseqAskBase[row] = ask;
+		PgRseqAsk[row] = ask;
+		PgRseqAdaptGrants[row] = 0;
+		PgRseqAdaptYields[row] = 0;
+		PgRseqAdaptDesched[row] = 0;
+	}
+}
+
 void
 PgRseqNoteEvents(int row, unsigned events)
 {
 	PgRseqRowCounters *r = &PgRseqRows[row];
+
+	if (rseq_slice_request_setting == PG_RSEQ_REQUEST_ADAPTIVE)
+		PgRseqAdapt(row, events);
 
 	if (events & RSEQ_SLICE_EV_DESCHEDULED)
 		r->descheduled++;
@@ -151,37 +254,20 @@ PgRseqNoteEventsCtx(long ctx, unsigned events)
  * functions behind register-preserving thunks.  Only reached when the
  * kernel cleared the marker, when a grant was seen, or on the slow path.
  */
-extern void pg_rseq_rare_cleared_at_enter(void);
-extern void pg_rseq_rare_enter_slow(long kind);
-extern void pg_rseq_rare_cleared_at_leave(long ctx);
-extern void pg_rseq_rare_leave_slow(long ctx);
+extern void pg_rseq_rare_enter_rare(long kind, long ask);
+extern void pg_rseq_rare_leave_rare(long ctx);
 extern void pg_rseq_rare_granted(long ctx, long granted);
 
 void
-pg_rseq_rare_cleared_at_enter(void)
+pg_rseq_rare_enter_rare(long kind, long ask)
 {
-	rseq_slice_cleared_at_enter(&PgRseqState);
+	rseq_slice_enter_rare(&PgRseqState, (unsigned) kind, (unsigned) ask);
 }
 
 void
-pg_rseq_rare_enter_slow(long kind)
+pg_rseq_rare_leave_rare(long ctx)
 {
-	rseq_slice_enter_slow(&PgRseqState, (unsigned) kind);
-}
-
-void
-pg_rseq_rare_cleared_at_leave(long ctx)
-{
-	unsigned	ev = rseq_slice_cleared_at_leave(&PgRseqState);
-
-	if (ev != 0)
-		PgRseqNoteEventsCtx(ctx, ev);
-}
-
-void
-pg_rseq_rare_leave_slow(long ctx)
-{
-	unsigned	ev = rseq_slice_leave_slow(&PgRseqState);
+	unsigned	ev = rseq_slice_leave_rare(&PgRseqState);
 
 	if (ev != 0)
 		PgRseqNoteEventsCtx(ctx, ev);
@@ -235,10 +321,8 @@ pg_rseq_rare_granted(long ctx, long granted)
 			"\tret\n" \
 			".size pg_rseq_thunk_" #name ", .-pg_rseq_thunk_" #name "\n")
 
-PG_RSEQ_DEFINE_THUNK(cleared_at_enter);
-PG_RSEQ_DEFINE_THUNK(enter_slow);
-PG_RSEQ_DEFINE_THUNK(cleared_at_leave);
-PG_RSEQ_DEFINE_THUNK(leave_slow);
+PG_RSEQ_DEFINE_THUNK(enter_rare);
+PG_RSEQ_DEFINE_THUNK(leave_rare);
 PG_RSEQ_DEFINE_THUNK(granted);
 #endif							/* PG_RSEQ_THUNKS */
 
@@ -751,3 +835,25 @@ assign_rseq_slice_detail(bool newval, void *extra)
 {
 	rseq_slice_set_detail(&PgRseqState, newval ? 1 : 0);
 }
+
+/*
+ * GUC rseq_slice_request (enum, default all, PGC_SIGHUP): which outermost
+ * lock sections ask the kernel for a slice extension in mode upstream (and
+ * poc).  all: every one.  shared: all but LockFastPath (each backend's own
+ * fast-path lock, rarely waited for: 55 % of the grants and 14 % yielded
+ * in the 2-vCPU lab of issue 9, fe081bb).  spinning: only spinlocks,
+ * buffer header locks and LWLock wait-list locks, whose waiters spin; no
+ * LWLock.  adaptive: shared, and a tranche whose grants in this backend
+ * mostly end outside the extension (fewer than half of 32 yield inside it)
+ * stops asking until its holders were descheduled 64 times (see
+ * PgRseqAdapt).  Sections that do not ask still count deschedules.  The
+ * enum machinery refuses other values.  Takes effect at a backend's next
+ * lock; costs nothing in modes off and measure, one load per outermost
+ * LWLock section in upstream (bench/results/callgrind).
+ */
+void
+assign_rseq_slice_request(int newval, void *extra)
+{
+	PgRseqApplyRequestPolicy(newval);
+}
+

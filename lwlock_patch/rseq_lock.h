@@ -45,14 +45,10 @@
 	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tcall " #name "\n\tlea 128(%%rsp), %%rsp" \
 						 : : "D"((long) (a)), "S"((long) (b)), "d"((long) (c)) : "memory", "cc")
 #define RSEQ_SLICE_CALL_HOOKS 1
-#define RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s) \
-	PG_RSEQ_THUNK(pg_rseq_thunk_cleared_at_enter, 0, 0, 0)
-#define RSEQ_SLICE_CALL_ENTER_SLOW(s, kind) \
-	PG_RSEQ_THUNK(pg_rseq_thunk_enter_slow, (kind), 0, 0)
-#define RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx) \
-	({ PG_RSEQ_THUNK(pg_rseq_thunk_cleared_at_leave, (ctx), 0, 0); 0u; })
-#define RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx) \
-	({ PG_RSEQ_THUNK(pg_rseq_thunk_leave_slow, (ctx), 0, 0); 0u; })
+#define RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask) \
+	PG_RSEQ_THUNK(pg_rseq_thunk_enter_rare, (kind), (ask), 0)
+#define RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx) \
+	({ PG_RSEQ_THUNK(pg_rseq_thunk_leave_rare, (ctx), 0, 0); 0u; })
 #define RSEQ_SLICE_CALL_GRANTED(s, g, ctx) \
 	({ PG_RSEQ_THUNK(pg_rseq_thunk_granted, (ctx), (g), 0); 0u; })
 #else
@@ -145,15 +141,24 @@ extern void PgRseqNoteEvents(int row, unsigned events);
  */
 extern void PgRseqNoteEventsCtx(long ctx, unsigned events);
 
+/*
+ * The request policy (GUC rseq_slice_request, rseq_lock.c): PgRseqAsk[row]
+ * is 1 if an outermost section of that row asks the kernel for an
+ * extension, 0 if not (process-local, rewritten when the setting changes;
+ * the adaptive policy also clears and sets entries at run time).  Spinlock,
+ * buffer header and wait-list sections always ask: their waiters spin.
+ */
+extern PGDLLIMPORT uint8 PgRseqAsk[PG_RSEQ_NROWS];
+
 /* Enter a section for a lock of `kind` (before or right after taking it). */
 static pg_attribute_always_inline void
 PgRseqEnter(unsigned kind)
 {
 	PG_RSEQ_DISPATCH(off, other);
-	rseq_slice_enter_measure(&PgRseqState);
+	rseq_slice_enter_measure_ask(&PgRseqState, kind, 1);
 	goto off;
 other:
-	rseq_slice_enter_other(&PgRseqState, kind);
+	rseq_slice_enter_other_ask(&PgRseqState, kind, 1);
 off:
 	PgRseqHeldInc(kind);
 }
@@ -201,13 +206,19 @@ PgRseqLeave(unsigned kind, int row)
 static pg_attribute_always_inline void
 PgRseqEnterLWLock(uint16 tranche)
 {
+	int			row;
+
 	PG_RSEQ_DISPATCH(off, other);
-	rseq_slice_enter_measure(&PgRseqState);
+	row = PgRseqTrancheRow(tranche);
+	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
+								 PgRseqAsk[row]);
 	goto count;
 other:
-	rseq_slice_enter_other(&PgRseqState, PG_RSEQ_KIND_LWLOCK);
+	row = PgRseqTrancheRow(tranche);
+	rseq_slice_enter_other_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
+							   PgRseqAsk[row]);
 count:
-	PgRseqRows[PgRseqTrancheRow(tranche)].acquisitions++;
+	PgRseqRows[row].acquisitions++;
 off:
 	PgRseqHeldInc(PG_RSEQ_KIND_LWLOCK);
 }

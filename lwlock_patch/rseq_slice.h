@@ -244,8 +244,9 @@ typedef struct rseq_slice_counters
  * Per-thread state.  PostgreSQL keeps one per backend process; threaded
  * users keep one per thread (e.g. thread_local).
  *
- * `path` tells the inline fast path what to do; rseq_slice_repath() derives
- * it from the other fields whenever one of them changes:
+ * `path` and `fast_area` tell the inline fast path what to do;
+ * rseq_slice_repath() derives them from the other fields whenever one of
+ * them changes.  The logical paths (rseq_slice_path()):
  *
  *	OFF		mode off: enter and leave do nothing, not even the depth (so a
  *			switch out of off needs the caller to say how many sections are
@@ -256,6 +257,16 @@ typedef struct rseq_slice_counters
  *			counters, poc mode, a pending mode switch, a pending deschedule
  *			report, a section waiting for its lock
  *
+ * The path byte only takes the values OFF, MEASURE and REQUEST, so that one
+ * compare dispatches all three (RSEQ_SLICE_DISPATCH).  SLOW is the MEASURE
+ * byte with `fast_area` pointing at rseq_slice_slow_area, an area whose
+ * rseq_cs is always 0: the inline measure path then finds "the marker
+ * cleared" at every enter and leave and calls rseq_slice_enter_rare /
+ * rseq_slice_leave_rare, which see the slow area and run the slow path.
+ * (Until 2026-12-01 SLOW was a fourth byte value and REQUEST needed a second
+ * compare: 4 instructions per section, bench/results/callgrind/README.md.)
+ * Otherwise fast_area = area.
+ *
  * The preemption marker stays in rseq_cs between sections (it is re-armed
  * by the slow path only when the kernel has cleared it), so the fast path
  * makes one load and no store for it; see rseq_slice_enter.
@@ -264,7 +275,7 @@ typedef struct rseq_slice_counters
 #define RSEQ_SLICE_PATH_OFF		0
 #define RSEQ_SLICE_PATH_MEASURE	1
 #define RSEQ_SLICE_PATH_REQUEST	2
-#define RSEQ_SLICE_PATH_SLOW	3
+#define RSEQ_SLICE_PATH_SLOW	3	/* logical only: see above */
 
 typedef struct rseq_slice_state
 {
@@ -278,8 +289,14 @@ typedef struct rseq_slice_state
 	uint8_t		in_wait;		/* between wait_begin and wait_end: the depth
 								 * of the waiting section (capped at 255), 0
 								 * if none; callers test it to skip wait_end */
+	uint8_t		asked;			/* what the open request window wrote to
+								 * `request` (1: asked, 0: the section's lock
+								 * does not ask, see rseq_slice_enter_ask) */
 	uint32_t	depth;			/* nesting depth: sections entered, not left
 								 * (not kept in mode off) */
+	volatile rseq_slice_area *fast_area;	/* what the inline path reads:
+											 * area, or rseq_slice_slow_area
+											 * on the slow path */
 	volatile rseq_slice_area *area; /* registered area, NULL if none */
 	uint64_t	marker;			/* address of our rseq_slice_cs */
 	rseq_slice_counters *ctr;	/* where to count; never NULL */
@@ -296,15 +313,34 @@ RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, path) == 0, "path first");
 /* The desched_levels bit of the lock entered at depth d + 1. */
 #define RSEQ_SLICE_LEVEL_BIT(d) (1u << ((d) < 31 ? (d) : 31))
 
-/* Plain test of the path byte (out of the fast path). */
-#define RSEQ_SLICE_PATH_IS(s, p) ((s)->path == (p))
+/*
+ * rseq_slice_slow_area: the area fast_area points at on the slow path
+ * (rseq_slice_kernel.c).  Its rseq_cs is always 0 and nothing else of it
+ * is read or written (the inline paths that touch `slice` never run with
+ * it).
+ */
+extern volatile rseq_slice_area rseq_slice_slow_area;
+
+/* The logical path (RSEQ_SLICE_PATH_*, SLOW included); not on the fast path. */
+RSEQ_SLICE_INLINE uint8_t
+rseq_slice_path(const rseq_slice_state *s)
+{
+	if (s->path != RSEQ_SLICE_PATH_OFF &&
+		s->fast_area == &rseq_slice_slow_area)
+		return RSEQ_SLICE_PATH_SLOW;
+	return s->path;
+}
+
+/* Plain test of the logical path (out of the fast path). */
+#define RSEQ_SLICE_PATH_IS(s, p) (rseq_slice_path(s) == (p))
 
 /*
  * RSEQ_SLICE_DISPATCH(s, off, other): one compare of the path byte with
  * MEASURE and two branches: to label `off` when the path is OFF, to label
- * `other` when it is REQUEST or SLOW, falling through for MEASURE.  So mode
- * off costs one compare and one branch, measure one more branch (asm goto:
- * compilers otherwise materialise the second flag in a register).
+ * `other` when it is REQUEST, falling through for MEASURE (and SLOW, which
+ * is MEASURE with the slow area).  So mode off costs one compare and one
+ * branch, measure and request one more branch (asm goto: compilers
+ * otherwise materialise the second flag in a register).
  */
 #if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
 #define RSEQ_SLICE_DISPATCH(s, off, other) \
@@ -317,6 +353,20 @@ RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, path) == 0, "path first");
 		if ((s)->path == RSEQ_SLICE_PATH_OFF) goto off; \
 		if ((s)->path != RSEQ_SLICE_PATH_MEASURE) goto other; \
 	} while (0)
+#endif
+
+/*
+ * RSEQ_SLICE_IF_ZERO32(lvalue, label): jump to `label` if the 32-bit lvalue
+ * (in memory) is 0: `cmpl $0, mem` and `je`.  Plain C makes the compiler
+ * load the depth into a register to test and increment it (4-5
+ * instructions instead of 3 with the increment; objdump, gcc 12).
+ */
+#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
+#define RSEQ_SLICE_IF_ZERO32(v, label) \
+	__asm__ goto("cmpl $0, %0\n\tje %l1" : : "m"(v) : "cc" : label)
+#else
+#define RSEQ_SLICE_IF_ZERO32(v, label) \
+	do { if ((v) == 0) goto label; } while (0)
 #endif
 
 /* rseq_cs == 0: one `cmpq $0` on x86_64 (the kernel writes rseq_cs
@@ -404,7 +454,9 @@ rseq_slice_close_request(rseq_slice_state *s)
 		a->slice.ctrl.request = 0;
 		RSEQ_SLICE_BARRIER();
 		g = a->slice.ctrl.granted;
-		if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ 1)) != 0))
+		/* not asked: request and granted stay 0 (the kernel grants only on
+		 * request) */
+		if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ s->asked)) != 0))
 			return rseq_slice_granted(s, g != 0);
 		return 0;
 	}
@@ -419,42 +471,59 @@ rseq_slice_close_request(rseq_slice_state *s)
 	}
 }
 
-/* Open a request window (upstream or poc mode). */
+/*
+ * Open a request window (upstream or poc mode) with what the section asks
+ * (s->asked: 1 ask, 0 do not); requests counts the windows that asked.
+ */
 RSEQ_SLICE_INLINE void
 rseq_slice_open_request(rseq_slice_state *s)
 {
-	s->ctr->requests++;
+	s->ctr->requests += s->asked;
 	if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
-		s->area->slice.ctrl.request = 1;
+		s->area->slice.ctrl.request = s->asked;
 	else
-		s->area->slice.poc_cr_flags = RSEQ_SLICE_POC_IN_CRITICAL_SECTION;
+		s->area->slice.poc_cr_flags =
+			s->asked ? RSEQ_SLICE_POC_IN_CRITICAL_SECTION : 0;
 	RSEQ_SLICE_BARRIER();
 }
 
 /*
  * Out of line (rseq_slice_kernel.c), never on the common path:
  *
- * rseq_slice_enter_slow: the whole of rseq_slice_enter when path is SLOW
- *   (depth not yet changed).
- * rseq_slice_leave_slow: the whole of rseq_slice_leave when path is SLOW
+ * rseq_slice_enter_slow: the whole of rseq_slice_enter on the slow path
+ *   (depth not yet changed); `ask` as for rseq_slice_enter_ask.
+ * rseq_slice_leave_slow: the whole of rseq_slice_leave on the slow path
  *   (depth not yet changed).  Returns RSEQ_SLICE_EV_*.
- * rseq_slice_cleared_at_enter: the fast path entered a section (depth
- *   already incremented) and found rseq_cs 0: the kernel cleared the marker
+ * rseq_slice_cleared_at_enter: a section was entered (depth already
+ *   incremented) and rseq_cs was found 0: the kernel cleared the marker
  *   (or it was never armed).  Re-arms it; with locks held before this entry,
  *   counts a deschedule charged to the enclosing lock.
- * rseq_slice_cleared_at_leave: the fast path left a section (depth already
- *   decremented) and found rseq_cs 0: the thread was descheduled (or took
+ * rseq_slice_cleared_at_leave: a section was left (depth already
+ *   decremented) and rseq_cs was found 0: the thread was descheduled (or took
  *   a signal) while holding the lock just released.  Counts it, re-arms the
  *   marker and returns RSEQ_SLICE_EV_DESCHEDULED.
+ * rseq_slice_enter_rare: what the inline path calls when it found rseq_cs
+ *   of fast_area 0 after depth + 1: on the slow path (fast_area is
+ *   rseq_slice_slow_area) it undoes the increment and runs
+ *   rseq_slice_enter_slow, else rseq_slice_cleared_at_enter.
+ * rseq_slice_leave_rare: the same at a leave: on the slow path it undoes
+ *   the decrement and runs rseq_slice_leave_slow, else
+ *   rseq_slice_cleared_at_leave.  Returns RSEQ_SLICE_EV_*.  (The request
+ *   path calls it before its decrement; it never runs with the slow area.)
  */
+extern void rseq_slice_enter_slow_ask(rseq_slice_state *s, unsigned kind,
+									  unsigned ask);
 extern void rseq_slice_enter_slow(rseq_slice_state *s, unsigned kind);
 extern unsigned rseq_slice_leave_slow(rseq_slice_state *s);
 extern void rseq_slice_cleared_at_enter(rseq_slice_state *s);
 extern unsigned rseq_slice_cleared_at_leave(rseq_slice_state *s);
+extern void rseq_slice_enter_rare(rseq_slice_state *s, unsigned kind,
+								  unsigned ask);
+extern unsigned rseq_slice_leave_rare(rseq_slice_state *s);
 
 /*
  * How the inline fast path calls those (and rseq_slice_granted).  An
- * includer may define RSEQ_SLICE_CALL_HOOKS and all five macros before
+ * includer may define RSEQ_SLICE_CALL_HOOKS and all three macros before
  * including this header to route the calls elsewhere, e.g. through
  * register-preserving thunks (PostgreSQL's storage/rseq_lock.h: an ordinary
  * call on a rare branch still makes the compiler keep the lock holder's
@@ -464,10 +533,9 @@ extern unsigned rseq_slice_cleared_at_leave(rseq_slice_state *s);
  * to attribute the events itself; a hook that does so returns 0.
  */
 #ifndef RSEQ_SLICE_CALL_HOOKS
-#define RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s) rseq_slice_cleared_at_enter(s)
-#define RSEQ_SLICE_CALL_ENTER_SLOW(s, kind) rseq_slice_enter_slow((s), (kind))
-#define RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx) rseq_slice_cleared_at_leave(s)
-#define RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx) rseq_slice_leave_slow(s)
+#define RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask) \
+	rseq_slice_enter_rare((s), (kind), (ask))
+#define RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx) rseq_slice_leave_rare(s)
 #define RSEQ_SLICE_CALL_GRANTED(s, g, ctx) rseq_slice_granted((s), (g))
 #endif
 
@@ -485,7 +553,7 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
 	a->slice.ctrl.request = 0;
 	RSEQ_SLICE_BARRIER();
 	g = a->slice.ctrl.granted;
-	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ 1)) != 0))
+	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ s->asked)) != 0))
 		return RSEQ_SLICE_CALL_GRANTED(s, g != 0, ctx);
 	return 0;
 }
@@ -494,14 +562,19 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
 /*
  * rseq_slice_enter: enter a critical section of lock kind `kind`
  * (0 .. RSEQ_SLICE_MAX_KINDS - 1, the caller's numbering).
+ * rseq_slice_enter_ask: the same with the request policy of the section's
+ * lock: ask = 1 asks the kernel for an extension if this is the outermost
+ * section, ask = 0 does not (the window is still opened and closed, with
+ * request left 0, so that nested sections behave the same); 0 or 1 only.
  *
  * Off: nothing (one load and one branch).  Measure: depth + 1 and one load
  * of rseq_cs: our marker is normally still there from an earlier section;
  * if the kernel cleared it (a deschedule or a signal since the last check),
- * the slow path re-arms it and, if locks were already held, counts the
+ * the rare path re-arms it and, if locks were already held, counts the
  * deschedule against the enclosing lock.  Upstream: the same, plus
- * request = 1 and requests + 1 on depth 0 -> 1.  Everything else (detail
- * counters, poc, pending work) is out of line.
+ * request = ask and requests + ask on depth 0 -> 1.  Everything else (detail
+ * counters, poc, pending work) is out of line, reached through the slow
+ * area's cleared rseq_cs.
  *
  * The marker is an empty-range rseq_cs descriptor (valid for the life of
  * the process): leaving it armed between sections only means that the
@@ -514,47 +587,62 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
  */
 /* The bodies of rseq_slice_enter after the dispatch (see RSEQ_SLICE_DISPATCH). */
 RSEQ_SLICE_INLINE void
-rseq_slice_enter_measure(rseq_slice_state *s)
+rseq_slice_enter_measure_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
 {
 	s->depth++;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
-		RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s);
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->fast_area)))
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask);
+	RSEQ_SLICE_BARRIER();
+}
+
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_measure(rseq_slice_state *s, unsigned kind)
+{
+	rseq_slice_enter_measure_ask(s, kind, 1);
+}
+
+/* path REQUEST (fast_area = area) */
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_other_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
+{
+	volatile rseq_slice_area *a = s->fast_area;
+
+	RSEQ_SLICE_IF_ZERO32(s->depth, outermost);
+	s->depth++;
+	goto check;
+outermost:
+	s->depth = 1;
+	s->asked = (uint8_t) ask;
+	s->ctr->requests += ask;
+	a->slice.ctrl.request = (uint8_t) ask;
+check:
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask);
 	RSEQ_SLICE_BARRIER();
 }
 
 RSEQ_SLICE_INLINE void
 rseq_slice_enter_other(rseq_slice_state *s, unsigned kind)
 {
-	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
-	{
-		volatile rseq_slice_area *a = s->area;
+	rseq_slice_enter_other_ask(s, kind, 1);
+}
 
-		if (s->depth == 0)
-		{
-			s->depth = 1;
-			s->ctr->requests++;
-			a->slice.ctrl.request = 1;
-		}
-		else
-			s->depth++;
-		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-			RSEQ_SLICE_CALL_CLEARED_AT_ENTER(s);
-	}
-	else
-		RSEQ_SLICE_CALL_ENTER_SLOW(s, kind);
-	RSEQ_SLICE_BARRIER();
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
+{
+	RSEQ_SLICE_DISPATCH(s, off, other);
+	rseq_slice_enter_measure_ask(s, kind, ask);
+	return;
+other:
+	rseq_slice_enter_other_ask(s, kind, ask);
+off:
+	return;
 }
 
 RSEQ_SLICE_INLINE void
 rseq_slice_enter(rseq_slice_state *s, unsigned kind)
 {
-	RSEQ_SLICE_DISPATCH(s, off, other);
-	rseq_slice_enter_measure(s);
-	return;
-other:
-	rseq_slice_enter_other(s, kind);
-off:
-	return;
+	rseq_slice_enter_ask(s, kind, 1);
 }
 
 /*
@@ -580,28 +668,24 @@ rseq_slice_leave_measure(rseq_slice_state *s, long ctx)
 {
 	(void) ctx;
 	s->depth--;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->area)))
-		return RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx);
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->fast_area)))
+		return RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx);
 	return 0;
 }
 
+/* path REQUEST (fast_area = area) */
 RSEQ_SLICE_INLINE unsigned
 rseq_slice_leave_other(rseq_slice_state *s, long ctx)
 {
+	volatile rseq_slice_area *a = s->fast_area;
 	unsigned	ev = 0;
 
 	(void) ctx;
-	if (RSEQ_SLICE_PATH_IS(s, RSEQ_SLICE_PATH_REQUEST))
-	{
-		volatile rseq_slice_area *a = s->area;
-
-		if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-			ev = RSEQ_SLICE_CALL_CLEARED_AT_LEAVE(s, ctx);
-		if (--s->depth == 0)
-			ev |= rseq_slice_close_upstream(s, a, ctx);
-		return ev;
-	}
-	return RSEQ_SLICE_CALL_LEAVE_SLOW(s, ctx);
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+		ev = RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx);
+	if (--s->depth == 0)
+		ev |= rseq_slice_close_upstream(s, a, ctx);
+	return ev;
 }
 
 RSEQ_SLICE_INLINE unsigned
@@ -645,7 +729,16 @@ rseq_slice_repath(rseq_slice_state *s)
 		p = RSEQ_SLICE_PATH_REQUEST;
 	else
 		p = RSEQ_SLICE_PATH_MEASURE;
-	s->path = p;
+	if (p == RSEQ_SLICE_PATH_SLOW)
+	{
+		s->fast_area = &rseq_slice_slow_area;
+		s->path = RSEQ_SLICE_PATH_MEASURE;
+	}
+	else
+	{
+		s->fast_area = s->area != NULL ? s->area : &rseq_slice_slow_area;
+		s->path = p;
+	}
 }
 
 RSEQ_SLICE_INLINE unsigned

@@ -1155,8 +1155,40 @@ rseq_slice_cleared_at_leave(rseq_slice_state *s)
 	return RSEQ_SLICE_EV_DESCHEDULED;
 }
 
+/* Its rseq_cs stays 0: the inline path's check sends every section here. */
+volatile rseq_slice_area rseq_slice_slow_area;
+
+void
+rseq_slice_enter_rare(rseq_slice_state *s, unsigned kind, unsigned ask)
+{
+	if (s->fast_area == &rseq_slice_slow_area)
+	{
+		s->depth--;				/* the inline path counted it already */
+		rseq_slice_enter_slow_ask(s, kind, ask);
+		return;
+	}
+	rseq_slice_cleared_at_enter(s);
+}
+
+unsigned
+rseq_slice_leave_rare(rseq_slice_state *s)
+{
+	if (s->fast_area == &rseq_slice_slow_area)
+	{
+		s->depth++;				/* the inline path counted it already */
+		return rseq_slice_leave_slow(s);
+	}
+	return rseq_slice_cleared_at_leave(s);
+}
+
 void
 rseq_slice_enter_slow(rseq_slice_state *s, unsigned kind)
+{
+	rseq_slice_enter_slow_ask(s, kind, 1);
+}
+
+void
+rseq_slice_enter_slow_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
 {
 	uint32_t	d;
 
@@ -1181,7 +1213,10 @@ rseq_slice_enter_slow(rseq_slice_state *s, unsigned kind)
 		}
 	}
 	if (d == 0 && s->mode >= RSEQ_SLICE_MODE_UPSTREAM)
+	{
+		s->asked = (uint8_t) (ask != 0);
 		rseq_slice_open_request(s);
+	}
 	if (s->area->rseq_cs == 0)
 		rseq_slice_cleared_at_enter(s);
 	RSEQ_SLICE_BARRIER();

@@ -78,6 +78,16 @@ extern PGDLLIMPORT PgRseqShared *PgRseqShmem;
 extern PGDLLIMPORT int rseq_slice_mode_setting;
 /* GUC rseq_slice_detail: count entries, sections, nested, max_depth too. */
 extern PGDLLIMPORT bool rseq_slice_detail_setting;
+
+/*
+ * GUC rseq_slice_request: which outermost sections ask for an extension
+ * (rseq_lock.c assign_rseq_slice_request has the meaning of each value).
+ */
+#define PG_RSEQ_REQUEST_ALL			0
+#define PG_RSEQ_REQUEST_SHARED		1
+#define PG_RSEQ_REQUEST_SPINNING	2
+#define PG_RSEQ_REQUEST_ADAPTIVE	3
+extern PGDLLIMPORT int rseq_slice_request_setting;
 /* Why the mode in force in this backend was chosen (one line). */
 extern PGDLLIMPORT char PgRseqModeWhy[256];
 

@@ -485,7 +485,7 @@ protected:
 	/* The state after every call: what the model can say exactly. */
 	void CheckState()
 	{
-		CHECK(s.path == PathModel());
+		CHECK(rseq_slice_path(&s) == PathModel());
 		CHECK(s.mode == m_mode);
 		CHECK(s.pending == (m_pending ? 1 : 0));
 		CHECK(s.waiting == (m_waiting ? 1 : 0));

@@ -230,7 +230,7 @@ TEST_F(Exit, MarkerClearedAtDepth1CountsDescheduled)
 		EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
 		EXPECT_EQ(cs(), marker) << "re-armed at depth 0 too";
 		EXPECT_EQ(ctr.descheduled, 1u);
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 
 		/* the next section finds it armed and is not counted */
 		rseq_slice_enter(&s, 0);
@@ -258,7 +258,7 @@ TEST_F(Exit, MarkerClearedAtDepth3IsRearmedAndCountedPerLeave)
 	EXPECT_EQ(cs(), marker) << "re-armed at depth 0 too";
 	EXPECT_EQ(ctr.descheduled, 2u);
 	EXPECT_EQ(s.desched_levels, 0u);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_MEASURE));
 }
 
 /*
@@ -276,18 +276,18 @@ TEST_F(Exit, PreemptionBeforeNestedEntryIsChargedToEnclosingLock)
 		rseq_slice_enter(&s, 0);
 		rseq_slice_enter(&s, 0);
 		set_cs(0);				/* preempted holding two locks */
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 		rseq_slice_enter(&s, 0);	/* depth 3: counts and re-arms */
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(ctr.descheduled, 1u);
 		EXPECT_EQ(s.desched_levels, 1u << 1);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "the report needs the slow leave";
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "the report needs the slow leave";
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* 3 -> 2 */
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "report still due";
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "report still due";
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED,
 				  RSEQ_SLICE_EV_DESCHEDULED);	/* 2 -> 1: the lock entered at depth 2 */
 		EXPECT_EQ(s.desched_levels, 0u);
-		EXPECT_EQ(s.path, QuietPath(m)) << "back on the fast path once reported";
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m)) << "back on the fast path once reported";
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);	/* 1 -> 0 */
 		EXPECT_EQ(ctr.descheduled, 1u);
 		EXPECT_EQ(s.desched_levels, 0u);

@@ -25,7 +25,7 @@ TEST_F(Nesting, StateInitFromProbe)
 	EXPECT_EQ(s.depth, 0u);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
 	EXPECT_EQ(s.detail, RSEQ_TEST_DETAIL);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 	EXPECT_EQ(s.waiting, 0);
 	EXPECT_EQ(s.pending, 0);
 	EXPECT_EQ(s.desched_levels, 0u);
@@ -37,14 +37,14 @@ TEST_F(Nesting, StateInitFromProbe)
 	/* AUTO is a setting, never a mode in force; no area means off. */
 	Init(RSEQ_SLICE_MODE_AUTO);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 
 	rseq_slice_probe p;
 
 	memset(&p, 0, sizeof(p));
 	rseq_slice_state_init(&s, RSEQ_SLICE_MODE_MEASURE, &p, &ctr);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(s.area, nullptr);
 }
 
@@ -61,13 +61,13 @@ TEST_F(Nesting, OffTouchesNothing)
 				after[64];
 
 	Init(RSEQ_SLICE_MODE_OFF);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	snapshot(before);
 	for (unsigned d = 1; d <= 3; d++)
 	{
 		rseq_slice_enter(&s, d - 1);
 		EXPECT_EQ(s.depth, 0u) << "mode off keeps no depth";
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 		snapshot(after);
 		EXPECT_EQ(memcmp(before, after, 64), 0) << "enter to depth " << d;
 	}
@@ -90,7 +90,7 @@ TEST_F(Nesting, OffTouchesNothing)
 	EXPECT_EQ(memcmp(before, after, 64), 0);
 	EXPECT_EQ(cs(), 0u);
 	EXPECT_EQ(s.depth, 0u);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(rseq_test::yield_calls, 0u);
 	ExpectCounters(ctr, want);	/* all zero */
 	for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
@@ -113,7 +113,7 @@ TEST_F(Nesting, MeasureArmsMarkerAndNeverTouchesRequest)
 		rseq_slice_enter(&s, kinds[d - 1]);
 		EXPECT_EQ(s.depth, d);
 		EXPECT_EQ(cs(), marker) << "depth " << d;
-		EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_MEASURE));
 		EXPECT_EQ(request(), 0x5a);
 		EXPECT_EQ(granted(), 0xa5);
 	}
@@ -125,7 +125,7 @@ TEST_F(Nesting, MeasureArmsMarkerAndNeverTouchesRequest)
 		EXPECT_EQ(request(), 0x5a);
 		EXPECT_EQ(granted(), 0xa5);
 	}
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_MEASURE));
 	EXPECT_EQ(ctr.descheduled, 0u);
 	want.entries[0] = 1;
 	want.entries[2] = 2;
@@ -227,7 +227,7 @@ TEST_F(Nesting, PocSetsCrFlagsBit0)
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(cr_flags(), 0u);
 	EXPECT_EQ(cs(), marker);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "poc is always the slow path";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "poc is always the slow path";
 	want.entries[3] = 3;
 	want.sections = 1;
 	want.nested = 2;

@@ -51,6 +51,103 @@ TEST_F(Path, ConstantsAndPlaceInTheState)
 	EXPECT_EQ(sizeof(s.path), 1u);
 }
 
+/*
+ * The path byte itself only takes OFF, MEASURE and REQUEST (one compare
+ * dispatches them); the slow path is MEASURE with fast_area pointing at
+ * rseq_slice_slow_area, whose rseq_cs is 0, so that the inline measure
+ * code always calls the rare path; otherwise fast_area is the real area.
+ */
+TEST_F(Path, SlowIsTheMeasureByteWithTheSlowArea)
+{
+	for (rseq_slice_mode m : kModes)
+	{
+		SCOPED_TRACE(rseq_slice_mode_names[m]);
+		Init(m);
+		rseq_slice_set_detail(&s, 1);
+		if (m == RSEQ_SLICE_MODE_OFF)
+		{
+			EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+			continue;
+		}
+		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_MEASURE) << "the byte is never SLOW";
+		EXPECT_EQ(s.fast_area, &rseq_slice_slow_area);
+		EXPECT_EQ(s.area, area) << "the real area is kept for the slow path";
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
+		/* a section on the slow path: counted once, depth right, the real
+		 * area's marker armed, the slow area untouched */
+		const uint64_t sections = ctr.sections;
+		rseq_slice_enter(&s, 1);
+		EXPECT_EQ(s.depth, 1u);
+		EXPECT_EQ(ctr.sections, sections + 1);
+		EXPECT_EQ(area->rseq_cs, marker);
+		EXPECT_EQ(rseq_slice_slow_area.rseq_cs, 0u);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(s.depth, 0u);
+		EXPECT_EQ(rseq_slice_slow_area.rseq_cs, 0u);
+		EXPECT_EQ(rseq_slice_slow_area.slice.poc_cr_flags, 0u);
+		rseq_slice_set_detail(&s, 0);
+		if (m == RSEQ_SLICE_MODE_POC)
+		{
+			EXPECT_EQ(s.fast_area, &rseq_slice_slow_area) << "poc is always slow";
+			EXPECT_EQ(s.path, RSEQ_SLICE_PATH_MEASURE);
+		}
+		else
+		{
+			EXPECT_EQ(s.fast_area, area);
+			EXPECT_EQ(s.path, m == RSEQ_SLICE_MODE_UPSTREAM ? RSEQ_SLICE_PATH_REQUEST :
+					  RSEQ_SLICE_PATH_MEASURE);
+		}
+	}
+}
+
+/*
+ * rseq_slice_enter_ask(.., 0): the outermost section opens its window
+ * without asking (request stays 0, requests not counted), the close does
+ * not mistake that for a revoked grant (no yield, no event), nested
+ * sections do not ask either; ask = 1 right after asks as before.  On the
+ * inline request path and on the slow path alike.
+ */
+TEST_F(Path, AskZeroOpensNoRequest)
+{
+	for (int detail = 0; detail <= 1; detail++)
+	{
+		SCOPED_TRACE(detail ? "slow path (detail)" : "request path");
+		memset(&ctr, 0, sizeof(ctr));
+		rseq_test::yield_calls = 0;
+		Init(RSEQ_SLICE_MODE_UPSTREAM);
+		rseq_slice_set_detail(&s, detail);
+		const uint64_t requests = ctr.requests;
+		rseq_slice_enter_ask(&s, 2, 0);
+		EXPECT_EQ(area->slice.ctrl.request, 0);
+		EXPECT_EQ(s.asked, 0);
+		rseq_slice_enter_ask(&s, 0, 1);	/* nested: never asks */
+		EXPECT_EQ(area->slice.ctrl.request, 0);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u) << "not asked is not revoked";
+		EXPECT_EQ(ctr.requests, requests);
+		EXPECT_EQ(ctr.grants + ctr.revoked + ctr.yields, 0u);
+		EXPECT_EQ(rseq_test::yield_calls, 0u);
+		rseq_slice_enter_ask(&s, 2, 1);
+		EXPECT_EQ(area->slice.ctrl.request, 1);
+		EXPECT_EQ(ctr.requests, requests + 1);
+		/* the kernel grants: still seen and yielded */
+		area->slice.ctrl.request = 0;
+		area->slice.ctrl.granted = 1;
+		unsigned ev = rseq_slice_leave(&s);
+		EXPECT_TRUE(ev & RSEQ_SLICE_EV_GRANTED);
+		EXPECT_EQ(ctr.grants, 1u);
+		EXPECT_EQ(rseq_test::yield_calls, 1u);
+		area->slice.ctrl.granted = 0;
+		/* asked, request cleared without a grant: revoked, as before */
+		rseq_slice_enter_ask(&s, 2, 1);
+		area->slice.ctrl.request = 0;
+		ev = rseq_slice_leave(&s);
+		EXPECT_TRUE(ev & RSEQ_SLICE_EV_REVOKED);
+		EXPECT_EQ(ctr.revoked, 1u);
+		EXPECT_EQ(s.depth, 0u);
+	}
+}
+
 /* After init, without and with detail: the exact byte for every mode. */
 TEST_F(Path, AfterInitEveryMode)
 {
@@ -63,25 +160,25 @@ TEST_F(Path, AfterInitEveryMode)
 	{
 		SCOPED_TRACE(rseq_slice_mode_names[m]);
 		Init(m);
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 		rseq_slice_set_detail(&s, 0);
-		EXPECT_EQ(s.path, without[m]);
+		EXPECT_EQ(rseq_slice_path(&s), without[m]);
 		EXPECT_EQ(s.detail, 0);
 		rseq_slice_set_detail(&s, 1);
-		EXPECT_EQ(s.path, with[m]);
+		EXPECT_EQ(rseq_slice_path(&s), with[m]);
 		EXPECT_EQ(s.detail, 1);
 		rseq_slice_set_detail(&s, 7);	/* any non-zero is 1 */
 		EXPECT_EQ(s.detail, 1);
-		EXPECT_EQ(s.path, with[m]);
+		EXPECT_EQ(rseq_slice_path(&s), with[m]);
 		rseq_slice_set_detail(&s, 0);
-		EXPECT_EQ(s.path, without[m]);
+		EXPECT_EQ(rseq_slice_path(&s), without[m]);
 	}
 	/* init without an area: off */
 	rseq_slice_probe p;
 
 	memset(&p, 0, sizeof(p));
 	rseq_slice_state_init(&s, RSEQ_SLICE_MODE_UPSTREAM, &p, &ctr);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 }
 
 TEST_F(Path, SetModeAtDepth0)
@@ -89,19 +186,19 @@ TEST_F(Path, SetModeAtDepth0)
 	Init(RSEQ_SLICE_MODE_OFF);
 	rseq_slice_set_detail(&s, 0);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_UPSTREAM), 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_REQUEST);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_REQUEST);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_MEASURE), 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_MEASURE);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_MEASURE);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_POC), 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_AUTO), 1);	/* = off */
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	rseq_slice_set_detail(&s, 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF) << "off ignores detail";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF) << "off ignores detail";
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_MEASURE), 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "detail stays on across mode switches";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "detail stays on across mode switches";
 }
 
 /* A pending switch is the slow path until it happens. */
@@ -110,26 +207,26 @@ TEST_F(Path, PendingSwitch)
 	Init(RSEQ_SLICE_MODE_MEASURE);
 	rseq_slice_set_detail(&s, 0);
 	rseq_slice_enter(&s, 0);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_MEASURE);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_MEASURE);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_UPSTREAM), 0);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	rseq_slice_enter(&s, 0);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "still pending at depth 1";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "still pending at depth 1";
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_REQUEST);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_REQUEST);
 	/* upstream -> off at depth 1 */
 	rseq_slice_enter(&s, 0);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 0);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	/* off with a switch waiting for open sections */
 	EXPECT_EQ(rseq_slice_set_mode_open(&s, RSEQ_SLICE_MODE_MEASURE, 1), 0);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_MEASURE);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_MEASURE);
 }
 
 TEST_F(Path, WaitBeginEnd)
@@ -143,41 +240,41 @@ TEST_F(Path, WaitBeginEnd)
 			RSEQ_SLICE_PATH_MEASURE;
 
 		rseq_slice_enter(&s, 0);
-		EXPECT_EQ(s.path, quiet);
+		EXPECT_EQ(rseq_slice_path(&s), quiet);
 		rseq_slice_wait_begin(&s);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 		rseq_slice_enter(&s, 1);	/* wait-list lock: slow path */
 		EXPECT_EQ(s.depth, 2u);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "still waiting";
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "still waiting";
 		rseq_slice_wait_end(&s);
-		EXPECT_EQ(s.path, quiet);
+		EXPECT_EQ(rseq_slice_path(&s), quiet);
 		/* a wait at depth 2 leaves the request alone; the slow path while it waits */
 		rseq_slice_enter(&s, 1);
 		rseq_slice_wait_begin(&s);
 		EXPECT_EQ(s.waiting, 0);
 		EXPECT_EQ(s.in_wait, 2);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 		rseq_slice_wait_end(&s);
 		EXPECT_EQ(s.in_wait, 0);
-		EXPECT_EQ(s.path, quiet);
+		EXPECT_EQ(rseq_slice_path(&s), quiet);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
-		EXPECT_EQ(s.path, quiet);
+		EXPECT_EQ(rseq_slice_path(&s), quiet);
 		/* abandoned: the leave ends the wait */
 		rseq_slice_enter(&s, 0);
 		rseq_slice_wait_begin(&s);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(s.waiting, 0);
-		EXPECT_EQ(s.path, quiet);
+		EXPECT_EQ(rseq_slice_path(&s), quiet);
 		/* off: nothing */
 		rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF);
 		rseq_slice_enter(&s, 0);
 		rseq_slice_wait_begin(&s);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 		rseq_slice_wait_end(&s);
 		rseq_slice_leave(&s);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	}
 }
 
@@ -198,15 +295,15 @@ TEST_F(Path, NestedEntryDescheduleReport)
 		rseq_slice_enter(&s, 0);	/* the fast path finds it, charges depth 1 */
 		EXPECT_EQ(ctr.descheduled, 1u);
 		EXPECT_EQ(s.desched_levels, 1u);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 		EXPECT_EQ(cs(), marker);
 		rseq_slice_enter(&s, 0);	/* depth 3, slow, nothing new */
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 		EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, RSEQ_SLICE_EV_DESCHEDULED);
 		EXPECT_EQ(s.desched_levels, 0u);
-		EXPECT_EQ(s.path, quiet);
+		EXPECT_EQ(rseq_slice_path(&s), quiet);
 		EXPECT_EQ(ctr.descheduled, 1u);
 	}
 }
@@ -223,11 +320,11 @@ TEST_F(Path, NestedWaitEndDescheduleReport)
 	rseq_slice_wait_end(&s);
 	EXPECT_EQ(ctr.descheduled, 1u);
 	EXPECT_EQ(s.desched_levels, 1u);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	EXPECT_EQ(cs(), marker);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(rseq_slice_leave(&s), RSEQ_SLICE_EV_DESCHEDULED);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_REQUEST);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_REQUEST);
 }
 
 /* ---------------- mode off keeps no depth ---------------- */
@@ -306,7 +403,7 @@ TEST_F(SetModeOpen, SwitchesOnlyAfterTheOpenSectionsAreLeft)
 			EXPECT_EQ(rseq_slice_leave(&s), 0u);
 			EXPECT_EQ(s.depth, d);
 			EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF) << "switched at depth " << d;
-			EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+			EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 			EXPECT_EQ(cs(), 0u);
 			EXPECT_EQ(cr_flags(), 0u);
 		}
@@ -315,7 +412,7 @@ TEST_F(SetModeOpen, SwitchesOnlyAfterTheOpenSectionsAreLeft)
 		EXPECT_EQ(s.depth, 0u);
 		EXPECT_EQ(s.mode, m);
 		EXPECT_EQ(s.pending, 0);
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 		EXPECT_EQ(cs(), 0u) << "the switch arms nothing; the first enter does";
 		ExpectCounters(ctr, want);	/* nothing counted before the switch */
 
@@ -339,7 +436,7 @@ TEST_F(SetModeOpen, ZeroOpenIsImmediate)
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
 	EXPECT_EQ(s.pending, 0);
 	EXPECT_EQ(s.depth, 0u);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 }
 
 /* To off, or rseq_slice_set_mode(off), while the switch waits: forgotten. */
@@ -355,7 +452,7 @@ TEST_F(SetModeOpen, OffForgetsTheWaitingSwitch)
 				  : rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 1);
 		EXPECT_EQ(s.pending, 0);
 		EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF) << "no switch at the end of the open sections";
@@ -553,7 +650,7 @@ TEST_F(Marker, ClearedBetweenSectionsIsNotCounted)
 			EXPECT_EQ(rseq_slice_leave(&s) & RSEQ_SLICE_EV_DESCHEDULED, 0u);
 		}
 		EXPECT_EQ(ctr.descheduled, 0u);
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 	}
 }
 

@@ -23,11 +23,11 @@ TEST_F(Wait, Depth1WithdrawsRequestWhileWaiting)
 	rseq_slice_enter(&s, 2);
 	EXPECT_EQ(request(), 1);
 	EXPECT_EQ(cs(), marker);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 
 	EXPECT_EQ(rseq_slice_wait_begin(&s), 0u);	/* request still 1: no grant */
 	EXPECT_EQ(s.waiting, 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "a depth-1 wait takes the slow path";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "a depth-1 wait takes the slow path";
 	EXPECT_EQ(request(), 0) << "request withdrawn while waiting";
 	EXPECT_EQ(cs(), marker) << "the marker stays armed while waiting";
 
@@ -35,7 +35,7 @@ TEST_F(Wait, Depth1WithdrawsRequestWhileWaiting)
 	set_cs(0);
 	rseq_slice_wait_end(&s);
 	EXPECT_EQ(s.waiting, 0);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 	EXPECT_EQ(request(), 1) << "request raised again once the lock is held";
 	EXPECT_EQ(cs(), marker) << "re-armed by wait_end";
 	EXPECT_EQ(ctr.descheduled, 0u);
@@ -119,7 +119,7 @@ TEST_F(Wait, MeasureNeverTouchesRequest)
 	rseq_slice_enter(&s, 0);
 	EXPECT_EQ(rseq_slice_wait_begin(&s), 0u);
 	EXPECT_EQ(s.waiting, 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	EXPECT_EQ(cs(), marker);
 	EXPECT_EQ(request(), 0x5a);
 	rseq_slice_wait_end(&s);
@@ -160,7 +160,7 @@ TEST_F(Wait, Depth2ChangesNothing)
 	EXPECT_EQ(rseq_slice_wait_begin(&s), 0u);
 	EXPECT_EQ(s.waiting, 0);
 	EXPECT_EQ(s.in_wait, 2) << "the wait is recorded (a leave ends it)";
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	snapshot(after);
 	EXPECT_EQ(memcmp(before, after, 64), 0);
 	EXPECT_EQ(request(), 1);
@@ -210,7 +210,7 @@ TEST_F(Wait, NestedSectionWhileWaiting)
 	EXPECT_EQ(s.depth, 2u);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(s.waiting, 1);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	rseq_slice_wait_end(&s);
 	EXPECT_EQ(request(), 1);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
@@ -243,7 +243,7 @@ TEST_F(Wait, LeaveWhileWaitingResetsWaitState)
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(s.depth, 0u);
 		EXPECT_EQ(s.waiting, 0) << "waiting survived the end of the section";
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(request(), 0);
 		EXPECT_EQ(cr_flags(), 0u);
@@ -254,14 +254,14 @@ TEST_F(Wait, LeaveWhileWaitingResetsWaitState)
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(rseq_slice_wait_begin(&s), 0u);
 		EXPECT_EQ(s.waiting, 1) << "the second wait_begin did nothing";
-		EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+		EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 		EXPECT_EQ(request(), 0);
 		EXPECT_EQ(cr_flags(), 0u);
 		rseq_slice_wait_end(&s);
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(cs(), marker);
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 		EXPECT_EQ(ctr.requests, m == RSEQ_SLICE_MODE_MEASURE ? 0u : 3u);
 	}
 }
@@ -278,7 +278,7 @@ TEST_F(Wait, AbandonedMeasureWaitThenUpstreamLeavesNoRequest)
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(request(), 0) << "request left set outside any section";
 	EXPECT_EQ(s.waiting, 0);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 }
 
 TEST_F(Wait, OffModeWaitIsANoop)
@@ -287,7 +287,7 @@ TEST_F(Wait, OffModeWaitIsANoop)
 	rseq_slice_enter(&s, 0);
 	EXPECT_EQ(rseq_slice_wait_begin(&s), 0u);
 	EXPECT_EQ(s.waiting, 0);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	set_cs(0);
 	rseq_slice_wait_end(&s);
 	EXPECT_EQ(cs(), 0u) << "off: wait_end arms nothing";
@@ -314,7 +314,7 @@ TEST_F(SetMode, ImmediateAtDepth0)
 		EXPECT_EQ(rseq_slice_set_mode(&s, m), 1);
 		EXPECT_EQ(s.mode, m);
 		EXPECT_EQ(s.pending, 0);
-		EXPECT_EQ(s.path, QuietPath(m));
+		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
 		/* a section in the new mode, right away */
 		rseq_slice_enter(&s, 0);
 		EXPECT_EQ(s.depth, m == RSEQ_SLICE_MODE_OFF ? 0u : 1u);
@@ -328,7 +328,7 @@ TEST_F(SetMode, ImmediateAtDepth0)
 	/* AUTO is not a mode in force */
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_AUTO), 1);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(cs(), 0u) << "the switch to off cleared our marker";
 	want.entries[0] = 3;
 	want.sections = 3;
@@ -360,7 +360,7 @@ TEST_F(SetMode, DeferredUntilDepth0)
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
 	EXPECT_EQ(s.pending, 1);
 	EXPECT_EQ(s.pending_mode, RSEQ_SLICE_MODE_MEASURE);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "a pending switch takes the slow path";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "a pending switch takes the slow path";
 	rseq_slice_enter(&s, 0);	/* still the old mode */
 	EXPECT_EQ(ctr.entries[0], rseq_test::Detail(3));
 	rseq_slice_leave(&s);
@@ -374,7 +374,7 @@ TEST_F(SetMode, DeferredUntilDepth0)
 		<< "the window opened in upstream mode is closed in upstream mode";
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_MEASURE);
 	EXPECT_EQ(s.pending, 0);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_MEASURE));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_MEASURE));
 	EXPECT_EQ(request(), 0);
 	set_granted(0);
 
@@ -401,7 +401,7 @@ TEST_F(SetMode, OffToUpstreamDeferred)
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
 	EXPECT_EQ(s.pending, 1);
 	EXPECT_EQ(s.depth, 1u);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW) << "off with a switch waiting counts the depth";
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW) << "off with a switch waiting counts the depth";
 	rseq_slice_enter(&s, 0);
 	EXPECT_EQ(s.depth, 2u);
 	EXPECT_EQ(request(), 0);
@@ -418,7 +418,7 @@ TEST_F(SetMode, OffToUpstreamDeferred)
 	EXPECT_EQ(s.depth, 0u);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
 	EXPECT_EQ(s.pending, 0);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 	EXPECT_EQ(request(), 0);
 	EXPECT_EQ(cs(), 0u);
 	ExpectCounters(ctr, want);	/* nothing counted in off mode */
@@ -441,11 +441,11 @@ TEST_F(SetMode, UpstreamToOffDeferred)
 	Init(RSEQ_SLICE_MODE_UPSTREAM);
 	rseq_slice_enter(&s, 0);
 	EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 0);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_SLOW);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_SLOW);
 	EXPECT_EQ(cs(), marker);
 	rseq_slice_leave(&s);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_OFF);
-	EXPECT_EQ(s.path, RSEQ_SLICE_PATH_OFF);
+	EXPECT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_OFF);
 	EXPECT_EQ(request(), 0);
 	EXPECT_EQ(cs(), 0u) << "the switch to off clears our marker";
 	rseq_slice_enter(&s, 0);
@@ -470,7 +470,7 @@ TEST_F(SetMode, LastPendingWins)
 	rseq_slice_leave(&s);
 	EXPECT_EQ(s.mode, RSEQ_SLICE_MODE_UPSTREAM);
 	EXPECT_EQ(s.pending, 0);
-	EXPECT_EQ(s.path, QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
+	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 	EXPECT_EQ(cr_flags(), 0u);
 	EXPECT_EQ(ctr.requests, 0u) << "measure opened no window";
 }
