@@ -261,7 +261,8 @@ extern void pg_rseq_rare_granted(long ctx, long granted);
 void
 pg_rseq_rare_enter_rare(long kind, long ask)
 {
-	rseq_slice_enter_rare(&PgRseqState, (unsigned) kind, (unsigned) ask);
+	rseq_slice_enter_rare(&PgRseqState, (unsigned) kind,
+						  PgRseqAskOf((unsigned) ask));
 }
 
 void

@@ -150,6 +150,20 @@ extern void PgRseqNoteEventsCtx(long ctx, unsigned events);
  */
 extern PGDLLIMPORT uint8 PgRseqAsk[PG_RSEQ_NROWS];
 
+/*
+ * On the measure path the policy is only needed if the rare path runs (the
+ * slow path of upstream with detail, or poc): PgRseqEnterLWLock passes
+ * PG_RSEQ_ASK_ROW(row) instead of PgRseqAsk[row] there, and the rare path
+ * looks the row up (PgRseqAskOf), so that the fast path does not load it
+ * (gcc 12 hoisted that load above the branch: 2 instructions per LWLock
+ * entry in mode measure, objdump).
+ */
+#define PG_RSEQ_ASK_ROW_FLAG	0x10000u
+#define PG_RSEQ_ASK_ROW(row)	(PG_RSEQ_ASK_ROW_FLAG | (unsigned) (row))
+#define PgRseqAskOf(ask) \
+	((ask) >= PG_RSEQ_ASK_ROW_FLAG ? \
+	 (unsigned) PgRseqAsk[(ask) - PG_RSEQ_ASK_ROW_FLAG] : (unsigned) (ask))
+
 /* Enter a section for a lock of `kind` (before or right after taking it). */
 static pg_attribute_always_inline void
 PgRseqEnter(unsigned kind)
@@ -211,7 +225,7 @@ PgRseqEnterLWLock(uint16 tranche)
 	PG_RSEQ_DISPATCH(off, other);
 	row = PgRseqTrancheRow(tranche);
 	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
-								 PgRseqAsk[row]);
+								 PG_RSEQ_ASK_ROW(row));
 	goto count;
 other:
 	row = PgRseqTrancheRow(tranche);

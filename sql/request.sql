@@ -1,0 +1,94 @@
+--
+-- rseq_slice_request: which outermost lock sections ask the kernel for a
+-- slice extension.  Requests are counted only by sections that ask, so the
+-- per-backend requests of one fixed statement order the policies:
+-- all (every outermost section) > shared (all but LockFastPath) >
+-- spinning (no LWLock).  The mode must be one that asks: upstream where
+-- the kernel grants (Linux 7.x), else poc, which every other kernel
+-- accepts and ignores (requests count, grants stay 0) and which runs the
+-- out-of-line path with the policy passed through the thunks.
+--
+SHOW rseq_slice_request;
+-- bad values are refused, the setting is unchanged
+ALTER SYSTEM SET rseq_slice_request = 'sometimes';
+SHOW rseq_slice_request;
+
+CREATE TABLE rseq_req_t AS SELECT g AS id, md5(g::text) AS v FROM generate_series(1, 5000) g;
+-- requests of this backend during one statement (read before and after)
+CREATE FUNCTION rseq_req_delta(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    b bigint;
+    a bigint;
+BEGIN
+    SELECT requests INTO b FROM pg_stat_rseq WHERE pid = pg_backend_pid();
+    EXECUTE q;
+    SELECT requests INTO a FROM pg_stat_rseq WHERE pid = pg_backend_pid();
+    RETURN a - b;
+END
+$$;
+-- the statement: a scan (buffer content LWLocks, outermost) in a new
+-- subtransaction-free transaction each time (its relation lock takes the
+-- backend's fast path: LockFastPath, outermost)
+SELECT count(*) FROM rseq_req_t;
+
+SELECT CASE WHEN slice_extension = 'enabled' THEN 'upstream' ELSE 'poc' END AS asking_mode
+FROM pg_rseq_kernel() \gset
+ALTER SYSTEM SET rseq_slice_mode = :'asking_mode';
+SELECT pg_reload_conf();
+\o /dev/null
+SELECT 1 WHERE (SELECT mode FROM pg_rseq_backend_state()) <> :'asking_mode' \watch i=0.01 c=6000 m=1
+\o
+SELECT mode = :'asking_mode' AS asking_mode_applied FROM pg_rseq_backend_state();
+
+-- all (the default)
+SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset all_
+SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset all2_
+
+ALTER SYSTEM SET rseq_slice_request = shared;
+SELECT pg_reload_conf();
+\o /dev/null
+SELECT 1 WHERE current_setting('rseq_slice_request') <> 'shared' \watch i=0.01 c=6000 m=1
+\o
+SHOW rseq_slice_request;
+SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset shared_
+
+ALTER SYSTEM SET rseq_slice_request = spinning;
+SELECT pg_reload_conf();
+\o /dev/null
+SELECT 1 WHERE current_setting('rseq_slice_request') <> 'spinning' \watch i=0.01 c=6000 m=1
+\o
+SHOW rseq_slice_request;
+SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset spinning_
+
+ALTER SYSTEM SET rseq_slice_request = adaptive;
+SELECT pg_reload_conf();
+\o /dev/null
+SELECT 1 WHERE current_setting('rseq_slice_request') <> 'adaptive' \watch i=0.01 c=6000 m=1
+\o
+SHOW rseq_slice_request;
+SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset adaptive_
+
+-- the same statement twice under all asks the same number of times; the
+-- scan's pages ask under all and shared; shared drops the fast-path lock
+-- sections; spinning drops every LWLock section; adaptive, with no grant
+-- to judge by, asks like shared
+SELECT :all_d = :all2_d AS all_repeatable,
+       :all_d >= 40 AS all_asks_per_page,
+       :shared_d < :all_d AS shared_below_all,
+       :all_d - :shared_d <= 8 AS shared_drops_only_fast_path,
+       :spinning_d < :shared_d AS spinning_below_shared,
+       :spinning_d >= 0 AS spinning_not_negative,
+       :adaptive_d = :shared_d AS adaptive_like_shared;
+
+-- back to the defaults
+ALTER SYSTEM RESET rseq_slice_request;
+ALTER SYSTEM RESET rseq_slice_mode;
+SELECT pg_reload_conf();
+\o /dev/null
+SELECT 1 WHERE current_setting('rseq_slice_request') <> 'all'
+            OR current_setting('rseq_slice_mode') <> 'auto' \watch i=0.01 c=6000 m=1
+\o
+SHOW rseq_slice_request;
+SHOW rseq_slice_mode;
+DROP FUNCTION rseq_req_delta(text);
+DROP TABLE rseq_req_t;
