@@ -64,14 +64,8 @@ char		PgRseqModeWhy[256] = "not set up yet";
 uint8		PgRseqAsk[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
 static uint8 PgRseqAskBase[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
 
-/*
- * Adaptive policy state, per row, this backend only: grants and yields
- * inside the grant seen since the row last started asking, and deschedules
- * of its holders since it stopped.
- */
-static uint16 PgRseqAdaptGrants[PG_RSEQ_NROWS];
-static uint16 PgRseqAdaptYields[PG_RSEQ_NROWS];
-static uint16 PgRseqAdaptDesched[PG_RSEQ_NROWS];
+/* Adaptive policy state, per row, this backend only (rseq_slice_adapt_step) */
+static rseq_slice_adapt PgRseqAdaptState[PG_RSEQ_NROWS];
 
 #ifdef USE_ASSERT_CHECKING
 int			PgRseqHeld[RSEQ_SLICE_MAX_KINDS];
@@ -115,55 +109,33 @@ PgRseqCheckDepth(void)
  */
 /*
  * The adaptive part of rseq_slice_request = adaptive, called with the
- * events of a release of `row`: after PG_RSEQ_ADAPT_GRANTS grants of a row
- * in this backend, a row whose grants ended inside the extension (a yield
- * that returned 1) less than half the time stops asking; it asks again
- * once its holders were descheduled PG_RSEQ_ADAPT_DESCHED times since
- * (so a row that stopped paying off is retried when preemption costs it
- * again).  Per backend; a pause and a resume are logged at DEBUG1.  Rare
- * path (PgRseqNoteEvents).  The thresholds are a first choice, not yet
- * tuned by measurement (no kernel here grants extensions).
+ * events of a release of `row` (port/rseq_slice.h rseq_slice_adapt_step has
+ * the rule: a row whose grants in this backend mostly end outside the
+ * extension stops asking until its holders were descheduled
+ * RSEQ_SLICE_ADAPT_DESCHED times since).  Rows the setting excludes stay
+ * excluded.  A pause and a resume are logged at DEBUG1.  Rare path.
  */
-#define PG_RSEQ_ADAPT_GRANTS	32
-#define PG_RSEQ_ADAPT_DESCHED	64
-
 static void
 PgRseqAdapt(int row, unsigned events)
 {
+	rseq_slice_adapt *a = &PgRseqAdaptState[row];
+	unsigned	before = PgRseqAsk[row];
+	unsigned	grants = a->grants + 1,
+				yielded = a->yielded + ((events & RSEQ_SLICE_EV_YIELDED) ? 1 : 0);
+	unsigned	after;
+
 	if (PgRseqAskBase[row] == 0)
-		return;					/* the setting says never */
-	if (PgRseqAsk[row])
-	{
-		if (!(events & RSEQ_SLICE_EV_GRANTED))
-			return;
-		PgRseqAdaptGrants[row]++;
-		if (events & RSEQ_SLICE_EV_YIELDED)
-			PgRseqAdaptYields[row]++;
-		if (PgRseqAdaptGrants[row] < PG_RSEQ_ADAPT_GRANTS)
-			return;
-		if (2 * PgRseqAdaptYields[row] < PgRseqAdaptGrants[row])
-		{
-			PgRseqAsk[row] = 0;
-			PgRseqAdaptDesched[row] = 0;
-			elog(DEBUG1, "rseq slice extension: %s stops asking (%u of %u grants ended inside the extension)",
-				 PgRseqRowName(row), PgRseqAdaptYields[row],
-				 PgRseqAdaptGrants[row]);
-		}
-		PgRseqAdaptGrants[row] = 0;
-		PgRseqAdaptYields[row] = 0;
 		return;
-	}
-	if (events & (RSEQ_SLICE_EV_DESCHEDULED | RSEQ_SLICE_EV_DESCHEDULED_AGAIN))
-	{
-		PgRseqAdaptDesched[row] += 1 + RSEQ_SLICE_EV_MORE(events) +
-			((events & RSEQ_SLICE_EV_DESCHEDULED_AGAIN) ? 1 : 0);
-		if (PgRseqAdaptDesched[row] >= PG_RSEQ_ADAPT_DESCHED)
-		{
-			PgRseqAsk[row] = 1;
-			elog(DEBUG1, "rseq slice extension: %s asks again (%u deschedules while holding)",
-				 PgRseqRowName(row), PgRseqAdaptDesched[row]);
-		}
-	}
+	after = rseq_slice_adapt_step(a, before, events);
+	if (after == before)
+		return;
+	PgRseqAsk[row] = (uint8) after;
+	if (after == 0)
+		elog(DEBUG1, "rseq slice extension: %s stops asking (%u of %u grants ended inside the extension)",
+			 PgRseqRowName(row), yielded, grants);
+	else
+		elog(DEBUG1, "rseq slice extension: %s asks again (%d deschedules while holding since it stopped)",
+			 PgRseqRowName(row), RSEQ_SLICE_ADAPT_DESCHED);
 }
 
 /*
@@ -187,9 +159,7 @@ PgRseqApplyRequestPolicy(int policy)
 		}
 		PgRseqAskBase[row] = ask;
 		PgRseqAsk[row] = ask;
-		PgRseqAdaptGrants[row] = 0;
-		PgRseqAdaptYields[row] = 0;
-		PgRseqAdaptDesched[row] = 0;
+		memset(&PgRseqAdaptState[row], 0, sizeof(PgRseqAdaptState[row]));
 	}
 }
 

@@ -1030,6 +1030,37 @@ extern int	rseq_slice_set_mode_open(rseq_slice_state *s, rseq_slice_mode mode,
 extern void rseq_slice_set_detail(rseq_slice_state *s, int detail);
 
 /*
+ * An adaptive request policy for one group of locks (PostgreSQL: one
+ * tranche row per backend), fed with the RSEQ_SLICE_EV_* events of each
+ * release of a lock of the group (rseq_slice_leave's result):
+ *
+ *	asking: after RSEQ_SLICE_ADAPT_GRANTS grants, if fewer than half of
+ *		them ended inside the extension (RSEQ_SLICE_EV_YIELDED: the yield
+ *		returned 1), stop asking; either way start a new window.
+ *	not asking: count deschedules while holding (every count the events
+ *		carry: DESCHEDULED, DESCHEDULED_AGAIN, the EV_MORE count); after
+ *		RSEQ_SLICE_ADAPT_DESCHED of them ask again (preemption costs the
+ *		group again, so try the extension again).
+ *
+ * rseq_slice_adapt_step returns the new ask (0 or 1) for a group that asked
+ * `ask` before these events.  Counts are per window, saturating.  The
+ * thresholds are a first choice (2026-12-01), not yet tuned on a kernel
+ * that grants extensions.
+ */
+#define RSEQ_SLICE_ADAPT_GRANTS		32
+#define RSEQ_SLICE_ADAPT_DESCHED	64
+
+typedef struct rseq_slice_adapt
+{
+	uint16_t	grants;			/* grants in this window (asking) */
+	uint16_t	yielded;		/* of those, released inside the extension */
+	uint16_t	desched;		/* deschedules while holding (not asking) */
+} rseq_slice_adapt;
+
+extern unsigned rseq_slice_adapt_step(rseq_slice_adapt *a, unsigned ask,
+									  unsigned events);
+
+/*
  * rseq_slice_thread_enabled: 1 if the slice extension is enabled for the
  * calling thread now (prctl GET, one system call), else 0.  For children
  * that inherited the registration with fork().

@@ -1155,6 +1155,45 @@ rseq_slice_cleared_at_leave(rseq_slice_state *s)
 	return RSEQ_SLICE_EV_DESCHEDULED;
 }
 
+unsigned
+rseq_slice_adapt_step(rseq_slice_adapt *a, unsigned ask, unsigned events)
+{
+	if (ask)
+	{
+		if (!(events & RSEQ_SLICE_EV_GRANTED))
+			return 1;
+		a->grants++;
+		if (events & RSEQ_SLICE_EV_YIELDED)
+			a->yielded++;
+		if (a->grants < RSEQ_SLICE_ADAPT_GRANTS)
+			return 1;
+		ask = 2u * a->yielded >= a->grants;
+		a->grants = 0;
+		a->yielded = 0;
+		a->desched = 0;
+		return ask;
+	}
+	else
+	{
+		unsigned	n = 0;
+
+		if (events & RSEQ_SLICE_EV_DESCHEDULED)
+			n++;
+		if (events & RSEQ_SLICE_EV_DESCHEDULED_AGAIN)
+			n++;
+		n += RSEQ_SLICE_EV_MORE(events);
+		if (n == 0)
+			return 0;
+		a->desched = (uint16_t) (a->desched + n < 0xffffu ? a->desched + n : 0xffffu);
+		if (a->desched < RSEQ_SLICE_ADAPT_DESCHED)
+			return 0;
+		a->grants = 0;
+		a->yielded = 0;
+		a->desched = 0;
+		return 1;
+	}
+}
+
 /* Its rseq_cs stays 0: the inline path's check sends every section here. */
 volatile rseq_slice_area rseq_slice_slow_area;
 
