@@ -220,7 +220,7 @@ PgRseqLeave(unsigned kind, int row)
 static pg_attribute_always_inline void
 PgRseqEnterLWLock(uint16 tranche)
 {
-	int			row;
+	unsigned int row;			/* unsigned: no sign extension for the index */
 
 	PG_RSEQ_DISPATCH(off, other);
 	row = PgRseqTrancheRow(tranche);
