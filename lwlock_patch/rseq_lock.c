@@ -226,7 +226,7 @@ PgRseqNoteEventsCtx(long ctx, unsigned events)
  */
 extern void pg_rseq_rare_enter_rare(long kind, long ask);
 extern void pg_rseq_rare_leave_rare(long ctx);
-extern void pg_rseq_rare_granted(long ctx, long granted);
+extern void pg_rseq_rare_granted(long ctx);
 
 void
 pg_rseq_rare_enter_rare(long kind, long ask)
@@ -245,9 +245,9 @@ pg_rseq_rare_leave_rare(long ctx)
 }
 
 void
-pg_rseq_rare_granted(long ctx, long granted)
+pg_rseq_rare_granted(long ctx)
 {
-	unsigned	ev = rseq_slice_granted(&PgRseqState, granted != 0);
+	unsigned	ev = rseq_slice_granted_now(&PgRseqState);
 
 	if (ev != 0)
 		PgRseqNoteEventsCtx(ctx, ev);
@@ -529,7 +529,7 @@ PgRseqDetachBackend(void)
 static void
 PgRseqMakeConsistent(rseq_slice_counters *c)
 {
-	c->grants = Min(c->grants, c->requests);
+	/* not grants <= requests: requests is a detail counter */
 	c->revoked = Min(c->revoked, c->grants);
 	c->yields = Min(c->yields, c->grants);
 	c->yields_in_grant = Min(c->yields_in_grant, c->yields);

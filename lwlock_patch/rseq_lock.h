@@ -49,8 +49,8 @@
 	PG_RSEQ_THUNK(pg_rseq_thunk_enter_rare, (kind), (ask), 0)
 #define RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx) \
 	({ PG_RSEQ_THUNK(pg_rseq_thunk_leave_rare, (ctx), 0, 0); 0u; })
-#define RSEQ_SLICE_CALL_GRANTED(s, g, ctx) \
-	({ PG_RSEQ_THUNK(pg_rseq_thunk_granted, (ctx), (g), 0); 0u; })
+#define RSEQ_SLICE_CALL_GRANTED(s, ctx) \
+	({ PG_RSEQ_THUNK(pg_rseq_thunk_granted, (ctx), 0, 0); 0u; })
 #else
 #define PG_RSEQ_THUNKS 0
 #endif
@@ -229,8 +229,8 @@ PgRseqEnterLWLock(uint16 tranche)
 	goto count;
 other:
 	row = PgRseqTrancheRow(tranche);
-	rseq_slice_enter_other_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
-							   PgRseqAsk[row]);
+	rseq_slice_enter_request(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
+							 PgRseqAsk[row], PG_RSEQ_ASK_ROW(row));
 count:
 	PgRseqRows[row].acquisitions++;
 off:

@@ -217,7 +217,8 @@ typedef struct rseq_slice_counters
 	uint64_t	sections;		/* outermost sections (depth 0 -> 1) */
 	uint64_t	nested;			/* enter() at depth >= 1 */
 	uint64_t	max_depth;		/* deepest nesting seen */
-	uint64_t	requests;		/* request windows opened */
+	uint64_t	requests;		/* request windows opened that asked (a
+								 * detail counter: only while detail is on) */
 	uint64_t	grants;			/* grants seen: granted at close + revoked */
 	uint64_t	revoked;		/* request cleared by the kernel, granted
 								 * already clear at close */
@@ -432,6 +433,15 @@ rseq_slice_sys_yield(rseq_slice_state *s)
 extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
 
 /*
+ * rseq_slice_granted_now: rseq_slice_granted with `granted` read from the
+ * area now (the inline close tests the byte without keeping it: one
+ * instruction less).  Between that test and this read the kernel can only
+ * clear it (a grant needs a request, and request is already 0): a grant
+ * that expired in between is counted as revoked, which it then is.
+ */
+extern unsigned rseq_slice_granted_now(rseq_slice_state *s);
+
+/*
  * rseq_slice_close_request: end the request window of the outermost section
  * (upstream or poc mode): read request, clear it, then read granted; see
  * rseq_slice_granted for what the answers mean.  Returns RSEQ_SLICE_EV_*.
@@ -473,12 +483,14 @@ rseq_slice_close_request(rseq_slice_state *s)
 
 /*
  * Open a request window (upstream or poc mode) with what the section asks
- * (s->asked: 1 ask, 0 do not); requests counts the windows that asked.
+ * (s->asked: 1 ask, 0 do not); requests (a detail counter) counts the
+ * windows that asked.
  */
 RSEQ_SLICE_INLINE void
 rseq_slice_open_request(rseq_slice_state *s)
 {
-	s->ctr->requests += s->asked;
+	if (s->detail)
+		s->ctr->requests += s->asked;
 	if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
 		s->area->slice.ctrl.request = s->asked;
 	else
@@ -536,7 +548,7 @@ extern unsigned rseq_slice_leave_rare(rseq_slice_state *s);
 #define RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask) \
 	rseq_slice_enter_rare((s), (kind), (ask))
 #define RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx) rseq_slice_leave_rare(s)
-#define RSEQ_SLICE_CALL_GRANTED(s, g, ctx) rseq_slice_granted((s), (g))
+#define RSEQ_SLICE_CALL_GRANTED(s, ctx) rseq_slice_granted_now(s)
 #endif
 
 /* Close the upstream request window: the inline part of the above. */
@@ -552,9 +564,14 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
 	req = a->slice.ctrl.request;
 	a->slice.ctrl.request = 0;
 	RSEQ_SLICE_BARRIER();
-	g = a->slice.ctrl.granted;
+	/*
+	 * A plain read after the barrier (which makes the compiler read memory
+	 * again), so that it can be the memory operand of the `or`: a volatile
+	 * read costs a separate load.  The rare path reads it again.
+	 */
+	g = *(const uint8_t *) &a->slice.ctrl.granted;
 	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ s->asked)) != 0))
-		return RSEQ_SLICE_CALL_GRANTED(s, g != 0, ctx);
+		return RSEQ_SLICE_CALL_GRANTED(s, ctx);
 	return 0;
 }
 
@@ -572,7 +589,7 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
  * if the kernel cleared it (a deschedule or a signal since the last check),
  * the rare path re-arms it and, if locks were already held, counts the
  * deschedule against the enclosing lock.  Upstream: the same, plus
- * request = ask and requests + ask on depth 0 -> 1.  Everything else (detail
+ * request = ask and asked = ask on depth 0 -> 1.  Everything else (detail
  * counters, poc, pending work) is out of line, reached through the slow
  * area's cleared rseq_cs.
  *
@@ -601,24 +618,39 @@ rseq_slice_enter_measure(rseq_slice_state *s, unsigned kind)
 	rseq_slice_enter_measure_ask(s, kind, 1);
 }
 
-/* path REQUEST (fast_area = area) */
+/*
+ * path REQUEST (fast_area = area).  `hook_ask` is what the rare path gets
+ * for `ask` (a caller may pass an encoding its hook decodes, so that `ask`
+ * itself is only computed for the outermost section).  The marker check
+ * is written out in both branches: one jump less per section.  `requests`
+ * is a detail counter (the slow path counts it): 2-3 instructions per
+ * outermost section otherwise (bench/results/callgrind/README.md).
+ */
 RSEQ_SLICE_INLINE void
-rseq_slice_enter_other_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
+rseq_slice_enter_request(rseq_slice_state *s, unsigned kind, unsigned ask,
+						 unsigned hook_ask)
 {
 	volatile rseq_slice_area *a = s->fast_area;
 
 	RSEQ_SLICE_IF_ZERO32(s->depth, outermost);
 	s->depth++;
-	goto check;
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
+	RSEQ_SLICE_BARRIER();
+	return;
 outermost:
 	s->depth = 1;
 	s->asked = (uint8_t) ask;
-	s->ctr->requests += ask;
 	a->slice.ctrl.request = (uint8_t) ask;
-check:
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask);
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
 	RSEQ_SLICE_BARRIER();
+}
+
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_other_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
+{
+	rseq_slice_enter_request(s, kind, ask, ask);
 }
 
 RSEQ_SLICE_INLINE void

@@ -1112,6 +1112,12 @@ rseq_slice_granted(rseq_slice_state *s, int granted)
 	return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
 }
 
+unsigned
+rseq_slice_granted_now(rseq_slice_state *s)
+{
+	return rseq_slice_granted(s, s->area->slice.ctrl.granted != 0);
+}
+
 /* Re-arm the marker if the kernel cleared it (never over a foreign one). */
 static inline void
 rseq_slice_rearm(rseq_slice_state *s)

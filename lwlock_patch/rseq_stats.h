@@ -28,8 +28,12 @@
 #include "storage/rseq_lock.h"
 #include "storage/spin.h"
 
-/* Bumped whenever the layout below changes; extensions check it. */
-#define PG_RSEQ_LAYOUT_VERSION	2
+/*
+ * Bumped whenever the layout below or the meaning of a counter changes;
+ * extensions check it.  3: requests is a detail counter (counted only
+ * while rseq_slice_detail is on), rseq_slice_request.
+ */
+#define PG_RSEQ_LAYOUT_VERSION	3
 
 /* One backend's slot, indexed by its ProcNumber. */
 typedef struct PgRseqSlot
@@ -100,7 +104,7 @@ extern void PgRseqDetachBackend(void);
 
 /*
  * Reading (for the pg_rseq extension).  All counters are counts since the
- * last reset; they are made consistent (grants <= requests, revoked <=
+ * last reset; they are made consistent (revoked <=
  * grants, yields <= grants, yields_in_grant <= yields) because a reader can
  * race with the owner between two related increments.
  */

@@ -413,7 +413,7 @@ TEST_F(Exit, ForeignRseqCsIsLeftAlone)
 		if (m == RSEQ_SLICE_MODE_MEASURE)
 			EXPECT_EQ(ctr.requests, 0u);
 		else
-			EXPECT_EQ(ctr.requests, 1u);
+			EXPECT_EQ(ctr.requests, rseq_test::Detail(1u));
 		EXPECT_EQ(cr_flags(), 0u);
 		/* sections over a foreign rseq_cs that stays: never written, never counted */
 		for (int i = 0; i < 3; i++)

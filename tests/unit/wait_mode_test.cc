@@ -107,7 +107,7 @@ TEST_F(Wait, PreemptionWhileWaitingIsNotCounted)
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(request(), 0);
 		EXPECT_EQ(cr_flags(), 0u);
-		EXPECT_EQ(ctr.requests, m == RSEQ_SLICE_MODE_MEASURE ? 0u : 4u);
+		EXPECT_EQ(ctr.requests, rseq_test::Detail(m == RSEQ_SLICE_MODE_MEASURE ? 0u : 4u));
 	}
 }
 
@@ -127,7 +127,7 @@ TEST_F(Wait, MeasureNeverTouchesRequest)
 	EXPECT_EQ(request(), 0x5a);
 	EXPECT_EQ(granted(), 0xa5);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
-	EXPECT_EQ(ctr.requests, 0u);
+	EXPECT_EQ(ctr.requests, rseq_test::Detail(0u));
 	EXPECT_EQ(ctr.grants, 0u);
 }
 
@@ -144,7 +144,7 @@ TEST_F(Wait, PocWithdrawsCrFlags)
 	EXPECT_EQ(cs(), marker);
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(cr_flags(), 0u);
-	EXPECT_EQ(ctr.requests, 2u);
+	EXPECT_EQ(ctr.requests, rseq_test::Detail(2u));
 }
 
 /* At depth 2 the thread holds another lock: nothing changes. */
@@ -193,7 +193,7 @@ TEST_F(Wait, RepeatedCallsAreIdempotent)
 	set_request(0);
 	rseq_slice_wait_end(&s);
 	rseq_slice_wait_end(&s);
-	EXPECT_EQ(ctr.requests, 2u);
+	EXPECT_EQ(ctr.requests, rseq_test::Detail(2u));
 	EXPECT_EQ(rseq_slice_leave(&s), 0u);
 	EXPECT_EQ(ctr.grants, 0u);
 }
@@ -262,7 +262,7 @@ TEST_F(Wait, LeaveWhileWaitingResetsWaitState)
 		EXPECT_EQ(rseq_slice_leave(&s), 0u);
 		EXPECT_EQ(cs(), marker);
 		EXPECT_EQ(rseq_slice_path(&s), QuietPath(m));
-		EXPECT_EQ(ctr.requests, m == RSEQ_SLICE_MODE_MEASURE ? 0u : 3u);
+		EXPECT_EQ(ctr.requests, rseq_test::Detail(m == RSEQ_SLICE_MODE_MEASURE ? 0u : 3u));
 	}
 }
 
@@ -383,7 +383,7 @@ TEST_F(SetMode, DeferredUntilDepth0)
 	EXPECT_EQ(request(), 0);
 	EXPECT_EQ(cs(), marker);
 	rseq_slice_leave(&s);
-	EXPECT_EQ(ctr.requests, 1u);
+	EXPECT_EQ(ctr.requests, rseq_test::Detail(1u));
 	EXPECT_EQ(ctr.grants, 1u);
 }
 
@@ -454,7 +454,7 @@ TEST_F(SetMode, UpstreamToOffDeferred)
 	EXPECT_EQ(s.depth, 0u);
 	rseq_slice_leave(&s);
 	EXPECT_EQ(ctr.sections, rseq_test::Detail(1));
-	EXPECT_EQ(ctr.requests, 1u);
+	EXPECT_EQ(ctr.requests, rseq_test::Detail(1u));
 }
 
 /* The last request before depth 0 wins; none of them applies early. */
@@ -472,7 +472,7 @@ TEST_F(SetMode, LastPendingWins)
 	EXPECT_EQ(s.pending, 0);
 	EXPECT_EQ(rseq_slice_path(&s), QuietPath(RSEQ_SLICE_MODE_UPSTREAM));
 	EXPECT_EQ(cr_flags(), 0u);
-	EXPECT_EQ(ctr.requests, 0u) << "measure opened no window";
+	EXPECT_EQ(ctr.requests, rseq_test::Detail(0u)) << "measure opened no window";
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
  * patched server) copy a slot or the totals under PgRseqShmem->mutex where
  * a copy must be consistent with a reset or a slot hand-over, and subtract
  * the reset baselines.  A value read here may be one event old.  Counters
- * are made consistent once more here (grants <= requests, revoked <=
- * grants, yields <= grants, yields_in_grant <= yields), and converted to
+ * are made consistent once more here (revoked <= grants, yields <=
+ * grants, yields_in_grant <= yields), and converted to
  * bigint saturating at 2^63 - 1, so no counter is ever negative.
  *
  * Visibility (like pg_stat_activity): a role with the privileges of
@@ -24,7 +24,8 @@
  *
  * SQL versions (see Api in pg_rseq.hpp).  1.1.0 (entry points *_1_1):
  * the detail counters (sections, spinlock_sections, buffer_header_sections,
- * wait_list_sections, nested_entries, max_depth, and the acquisitions of
+ * wait_list_sections, nested_entries, max_depth, requests (a detail counter
+ * since lock layer layout 3), and the acquisitions of
  * the spinlock, buffer header and wait list rows of the tranche view) are
  * NULL while this backend does not count them (rseq_slice_detail off):
  * NULL means "not counted", never "zero"; pg_stat_rseq_totals gets a
@@ -121,8 +122,7 @@ ShowDetail(Api api)
 void
 MakeConsistent(rseq_slice_counters *c)
 {
-	if (c->grants > c->requests)
-		c->grants = c->requests;
+	/* not grants <= requests: requests is a detail counter (lock layer 3) */
 	if (c->revoked > c->grants)
 		c->revoked = c->grants;
 	if (c->yields > c->grants)
@@ -150,8 +150,8 @@ SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c, bool detail
 		row.SetBigint(first + kSections, c.sections);
 		row.SetBigint(first + kNestedEntries, c.nested);
 		row.SetBigint(first + kMaxDepth, c.max_depth);
+		row.SetBigint(first + kRequests, c.requests);
 	}
-	row.SetBigint(first + kRequests, c.requests);
 	row.SetBigint(first + kGrants, c.grants);
 	row.SetBigint(first + kYields, c.yields);
 	row.SetBigint(first + kYieldsInGrant, c.yields_in_grant);

@@ -59,8 +59,9 @@ extern "C" {
 }
 
 #if PG_RSEQ_PATCHED
-static_assert(PG_RSEQ_LAYOUT_VERSION == 2,
-			  "pg_rseq reads layout version 2 of storage/rseq_stats.h "
-			  "(per-row yields_in_grant and revoked, rseq_slice_detail); "
+static_assert(PG_RSEQ_LAYOUT_VERSION == 3,
+			  "pg_rseq reads layout version 3 of storage/rseq_stats.h "
+			  "(per-row yields_in_grant and revoked, rseq_slice_detail, "
+			  "requests a detail counter); "
 			  "update contrib/pg_rseq/src/pg_rseq_stats.cpp");
 #endif
