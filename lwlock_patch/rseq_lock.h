@@ -220,17 +220,19 @@ PgRseqLeave(unsigned kind, int row)
 static pg_attribute_always_inline void
 PgRseqEnterLWLock(uint16 tranche)
 {
-	unsigned int row;			/* unsigned: no sign extension for the index */
+	size_t		t = tranche,
+				row;			/* full width: no extension (objdump) */
 
 	PG_RSEQ_DISPATCH(off, other);
-	row = PgRseqTrancheRow(tranche);
+	row = t < PG_RSEQ_ROW_OTHER ? t : PG_RSEQ_ROW_OTHER;
 	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
 								 PG_RSEQ_ASK_ROW(row));
 	goto count;
 other:
-	row = PgRseqTrancheRow(tranche);
-	rseq_slice_enter_request(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
-							 PgRseqAsk[row], PG_RSEQ_ASK_ROW(row));
+	row = t < PG_RSEQ_ROW_OTHER ? t : PG_RSEQ_ROW_OTHER;
+	/* the rare path of the request path never needs ask: pass 0 */
+	rseq_slice_enter_request_at(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
+								&PgRseqAsk[row], 0, 0);
 count:
 	PgRseqRows[row].acquisitions++;
 off:

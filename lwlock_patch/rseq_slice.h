@@ -620,17 +620,26 @@ rseq_slice_enter_measure(rseq_slice_state *s, unsigned kind)
 
 /*
  * path REQUEST (fast_area = area).  `hook_ask` is what the rare path gets
- * for `ask` (a caller may pass an encoding its hook decodes, so that `ask`
- * itself is only computed for the outermost section).  The marker check
+ * for `ask`: on this path it only ever runs rseq_slice_cleared_at_enter,
+ * which does not look at it, so a caller may pass 0 and keep the
+ * computation of `ask` in the outermost branch.  The marker check
  * is written out in both branches: one jump less per section.  `requests`
  * is a detail counter (the slow path counts it): 2-3 instructions per
  * outermost section otherwise (bench/results/callgrind/README.md).
  */
+/*
+ * rseq_slice_enter_request_at: the same with the policy read from *askp
+ * (0 or 1) in the outermost branch only, or `ask` if askp is NULL.  The
+ * read is volatile so that the compiler cannot hoist it above the depth
+ * test (gcc 12 did with a plain value: 2 instructions per nested section).
+ */
 RSEQ_SLICE_INLINE void
-rseq_slice_enter_request(rseq_slice_state *s, unsigned kind, unsigned ask,
-						 unsigned hook_ask)
+rseq_slice_enter_request_at(rseq_slice_state *s, unsigned kind,
+							const volatile uint8_t *askp, unsigned ask,
+							unsigned hook_ask)
 {
 	volatile rseq_slice_area *a = s->fast_area;
+	uint8_t		v;
 
 	RSEQ_SLICE_IF_ZERO32(s->depth, outermost);
 	s->depth++;
@@ -639,12 +648,20 @@ rseq_slice_enter_request(rseq_slice_state *s, unsigned kind, unsigned ask,
 	RSEQ_SLICE_BARRIER();
 	return;
 outermost:
+	v = askp != NULL ? *askp : (uint8_t) ask;
 	s->depth = 1;
-	s->asked = (uint8_t) ask;
-	a->slice.ctrl.request = (uint8_t) ask;
+	s->asked = v;
+	a->slice.ctrl.request = v;
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
 		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
 	RSEQ_SLICE_BARRIER();
+}
+
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_request(rseq_slice_state *s, unsigned kind, unsigned ask,
+						 unsigned hook_ask)
+{
+	rseq_slice_enter_request_at(s, kind, NULL, ask, hook_ask);
 }
 
 RSEQ_SLICE_INLINE void

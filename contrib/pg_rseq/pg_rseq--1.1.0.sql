@@ -105,12 +105,12 @@ No input. Outputs: pid; backend_type (as in pg_stat_activity); mode (in force);
 sections (outermost lock sections entered); spinlock_sections, buffer_header_sections, lwlock_sections,
 wait_list_sections (sections entered per lock kind, nested ones included);
 nested_entries (sections entered while another was open); max_depth (deepest nesting, locks);
-requests (slice extension requests made); grants (granted, including revoked ones; <= requests);
+requests (slice extension requests made, outermost sections that asked; a detail counter since lock layer layout 3); grants (granted, including revoked ones; <= requests while detail was on throughout);
 yields (rseq_slice_yield calls; <= grants); yields_in_grant (of which returned 1);
 revoked (grants the kernel took back before release; <= grants);
 descheduled_while_holding (releases that found the thread had been descheduled, or got a signal, while holding);
 stats_reset.
-Detail counters: sections, spinlock_sections, buffer_header_sections, wait_list_sections, nested_entries and max_depth
+Detail counters: sections, spinlock_sections, buffer_header_sections, wait_list_sections, nested_entries, max_depth and requests
 are counted only with rseq_slice_detail = on; while it is off (as this backend applies it) they are NULL
 (not counted), never 0. lwlock_sections and the other counters are counted in every mode but off.
 Without the privileges of pg_read_all_stats, only the caller's own backend and
