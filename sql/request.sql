@@ -44,29 +44,15 @@ SELECT mode = :'asking_mode' AS asking_mode_applied FROM pg_rseq_backend_state()
 SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset all_
 SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset all2_
 
-ALTER SYSTEM SET rseq_slice_request = shared;
-SELECT pg_reload_conf();
-\o /dev/null
-SELECT 1 WHERE current_setting('rseq_slice_request') <> 'shared' \watch i=0.01 c=6000 m=1
-\o
-SHOW rseq_slice_request;
-SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset shared_
-
-ALTER SYSTEM SET rseq_slice_request = spinning;
-SELECT pg_reload_conf();
-\o /dev/null
-SELECT 1 WHERE current_setting('rseq_slice_request') <> 'spinning' \watch i=0.01 c=6000 m=1
-\o
-SHOW rseq_slice_request;
-SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset spinning_
-
-ALTER SYSTEM SET rseq_slice_request = adaptive;
-SELECT pg_reload_conf();
-\o /dev/null
-SELECT 1 WHERE current_setting('rseq_slice_request') <> 'adaptive' \watch i=0.01 c=6000 m=1
-\o
-SHOW rseq_slice_request;
-SELECT rseq_req_delta('SELECT count(*) FROM rseq_req_t') AS d \gset adaptive_
+-- the other policies, one step each (sql/request_policy.psql)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set policy_step :abs_srcdir '/sql/request_policy.psql'
+\set policy shared
+\i :policy_step
+\set policy spinning
+\i :policy_step
+\set policy adaptive
+\i :policy_step
 
 -- the same statement twice under all asks the same number of times; the
 -- scan's pages ask under all and shared; shared drops the fast-path lock

@@ -34,8 +34,11 @@ const std::vector<std::string> kCounterCols = {
     "nested_entries", "max_depth",       "requests",               "grants",          "yields",
     "yields_in_grant", "revoked",        "descheduled_while_holding"};
 
+// The counters the lock layer counts only with rseq_slice_detail = on
+// (requests since lock layer layout 3): NULL otherwise.
 const std::vector<std::string> kDetailCols = {"sections",           "spinlock_sections", "buffer_header_sections",
-                                              "wait_list_sections", "nested_entries",    "max_depth"};
+                                              "wait_list_sections", "nested_entries",    "max_depth",
+                                              "requests"};
 
 bool is_detail_col(const std::string& c) { return std::find(kDetailCols.begin(), kDetailCols.end(), c) != kDetailCols.end(); }
 

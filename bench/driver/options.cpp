@@ -79,10 +79,11 @@ Workload:
                      patched tps are not those of the default configuration.
                      Default off (what users run): those counters are not
                      counted and read NA (rounds.csv, tranches.csv), null
-                     (results.json), n/a (detail off) (report.md); the
-                     other counters (lwlock_sections, requests, grants,
-                     yields, yields_in_grant, revoked, deschedules) are
-                     counted either way
+                     (results.json), n/a (detail off) (report.md);
+                     requests is one of them (lock layer layout 3); the
+                     other counters (lwlock_sections, grants, yields,
+                     yields_in_grant, revoked, deschedules) are counted
+                     either way
 
 Presets (explicit options override them, wherever they stand):
   --quick            smoke test, under 3 minutes on 2 CPUs: select-only,tpcb;

@@ -748,9 +748,9 @@ std::string detail_header(const Options& o) {
                "default configuration.";
     return "Detail counters (`rseq_slice_detail`): **off** on " + sides +
            " (the default, what users run): sections, spinlock, buffer header and wait list sections, nested "
-           "entries, max depth and the acquisitions of the spinlock / buffer header / wait list rows are not "
-           "counted; the tables say `" + std::string(kNotCountedNote) +
-           "` (`NA` in the CSV files, `null` in results.json), never 0. LWLock sections, requests, grants, yields, "
+           "entries, max depth, requests and the acquisitions of the spinlock / buffer header / wait list rows "
+           "are not counted; the tables say `" + std::string(kNotCountedNote) +
+           "` (`NA` in the CSV files, `null` in results.json), never 0. LWLock sections, grants, yields, "
            "revocations and deschedules are counted. `--detail` counts the rest too.";
 }
 
