@@ -173,6 +173,27 @@ def analyse(wl, vcpus, rs):
     x = ssum(au, "xacts")
     out["grants_per_1000_xacts"] = nn(1000 * g / x if x else NAN, 4)
     out["kernel_grants"] = int(g)
+    # every arm that asks (auto, request, auto-VALUE: auto with another
+    # rseq_slice_request): its own grant outcomes and deschedules
+    per = OrderedDict()
+    for a in arms:
+        if a in ("stock", "off", "measure") or a == base:
+            continue
+        ar = [r for r in runs if r["arm"] == a]
+        ga = ssum(ar, "k_sgrant")
+        xa = ssum(ar, "xacts")
+        rr = {}
+        for rnd, d in byround.items():
+            if a in d and "measure" in d and num(d["measure"]["pg_desched"]) > 0 and num(d[a]["xacts"]) > 0:
+                rr[rnd] = (num(d[a]["pg_desched"]) / num(d[a]["xacts"])) / (num(d["measure"]["pg_desched"]) / num(d["measure"]["xacts"]))
+        per[a] = {"grant_yield_fraction": nn(ssum(ar, "k_syield") / ga if ga else NAN),
+                  "grant_expired_fraction": nn(ssum(ar, "k_sexpir") / ga if ga else NAN),
+                  "grants_per_1000_xacts": nn(1000 * ga / xa if xa else NAN, 4),
+                  "desched_per_1000_xacts": dx.get(a),
+                  "desched_ratio_to_measure": ratio_obj(paired(list(rr.values()))),
+                  "tps_ratio_to_stock": pr(a, "stock") if base == "stock" else pr(a, base),
+                  "tps_ratio_to_measure": pr(a, "measure")}
+    out["asking_arms"] = per
     chk = [r for r in runs if r["arm"] != "stock"]
     # pg_rseq counts a grant it saw at release, revoked ones included; the
     # kernel's s_granted leaves the revoked ones out: pg_grants - pg_revoked
@@ -337,13 +358,15 @@ def markdown(labdir, res):
     for w in res["workloads"]:
         for a, v in w["tps"].items():
             p(f"| {w['name']} | {w['vcpus']} | {a} | {v['n']} | {fmt(v['mean'], 1)} | {fmt(v['sd'], 1)} | {pct(v['cv']) if v['cv'] is not None else 'n/a'} |")
-    extra = [(w, k) for w in res["workloads"] for k in w if k.startswith("tps_ratio_") and k not in
-             ("tps_ratio_auto_stock", "tps_ratio_auto_measure", "tps_ratio_measure_stock")]
-    if extra:
-        p("\n| workload | vCPUs | ratio | value [95% CI] |")
-        p("| --- | ---: | --- | --- |")
-        for w, k in extra:
-            p(f"| {w['name']} | {w['vcpus']} | {k[len('tps_ratio_'):].replace('_', '/')} | {rcell(w[k])} |")
+    p("\n### Every arm that asks\n")
+    p("`auto-X` / `request` = patched auto with `rseq_slice_request = X` (a later lock layer's setting).\n")
+    p("| workload | vCPUs | arm | tps / stock [95% CI] | tps / measure [95% CI] | desched/1000 xacts | desched / measure | grants/1000 xacts | yield | expired |")
+    p("| --- | ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: |")
+    for w in res["workloads"]:
+        for a, v in w["asking_arms"].items():
+            p(f"| {w['name']} | {w['vcpus']} | {a} | {rcell(v['tps_ratio_to_stock'])} | {rcell(v['tps_ratio_to_measure'])} | "
+              f"{fx(v['desched_per_1000_xacts'], 2)} | {rcell(v['desched_ratio_to_measure'])} | {fx(v['grants_per_1000_xacts'], 2)} | "
+              f"{pct(v['grant_yield_fraction'])} | {pct(v['grant_expired_fraction'])} |")
     p("\n### Where the backends were (pg_stat_activity samples)\n")
     p("Share of the sampled active client backends: on CPU (no wait event), waiting for an LWLock, in `SpinDelay` (spinlock or "
       "buffer header spin delay), waiting for a heavyweight lock, other waits; `top LWLock` = the most sampled LWLock wait event.\n")
