@@ -122,6 +122,15 @@ LAB_ARGS ?=
 kernel-lab:
 	@$(CURDIR)/bench/kernel-lab/lab $(LAB_ARGS)
 
+# make check-lab: only the kernel lab's no-guest checks (bench/kernel-lab/
+# check-lab: option checks, step bookkeeping, pg-summary.py,
+# clock-summary.py and payoff-summary.py on fixtures with known answers,
+# apt-get-wait), a few seconds, nothing built; also run by bench-check.
+.PHONY: check-lab
+check-lab:
+	@mkdir -p $(BENCH_CHECK_OUT)
+	@$(CURDIR)/bench/kernel-lab/check-lab $(BENCH_CHECK_OUT)/kernel-lab
+
 # ---------------------------------------------------------------------------
 #   make callgrind      instruction counts (valgrind --tool=callgrind) of a
 #                       fixed single-backend workload (postgres --single) on

@@ -1,0 +1,463 @@
+#!/usr/bin/python3
+"""payoff-summary.py LABDIR: summary of a pay-off lab run (bench/kernel-lab/payoff-lab).
+
+Input: LABDIR/runs.csv, or else the runs.csv of every boot folder LABDIR/*/
+(written by payoff-in-guest; columns in its --help), LABDIR/*/qemu-settings.txt
+(clock), LABDIR/steps.csv, LABDIR/commands.log, LABDIR/provenance.txt.
+
+Output: LABDIR/summary.md (Markdown) and LABDIR/summary.json; with --stdout
+the Markdown goes to stdout instead. Per workload and vCPU count (rows with
+discard = 1 are left out; arm "calib" only gives the sections per
+transaction):
+  tps per arm: mean, stddev, CV [transactions/s; extend-sched: lock entries/s]
+  paired ratios by round (geometric mean of the per-round ratios, 95 % t
+    interval on the log ratios; scipy's t quantile): auto/stock,
+    auto/measure, measure/stock (request/... when that arm ran);
+    extend-sched: upstream/measure in the auto/stock and auto/measure slots
+  desched_per_1000_xacts {arm}: 1000 * sum pg_desched / sum xacts
+  sections_per_xact: pg_sections / xacts of the calibration run
+    (rseq_slice_detail = on; other runs count no sections)
+  desched_per_1000_sections {arm}: desched_per_1000_xacts / sections_per_xact
+    (extend-sched: 1000 * descheduled / entries, one section per entry)
+  desched_ratio_auto_measure: the same rates paired by round
+  grant_yield_fraction: sum k_syield / sum k_sgrant over the auto runs
+    (extend-sched: upstream), also expired and revoked fractions, grants per
+    1000 xacts, and pg_rseq = kernel checks (pg_grants = k_sgrant,
+    pg_grants - pg_revoked = k_sgrant and pg_yields_in_grant = k_syield
+    within 1, run by run)
+  waits: shares of the sampled active client backends on CPU, in an LWLock
+    wait, in SpinDelay, in a heavyweight Lock wait (pg_stat_activity samples)
+  host load: mean and max of host_load_start/end over the runs
+  the targets of issue 9, evaluated on these numbers.
+summary.json: {"clock", "slice_ext_nsec", "workloads": [{"name", "vcpus",
+  "desched_per_1000_sections": {"measure", "auto"}, "grant_yield_fraction",
+  "tps_ratio_auto_stock": {"mean", "lo", "hi"}, "tps_ratio_auto_measure":
+  {...}, ...}], "targets": [...]}; numbers are null where not computable.
+Exit status: 0; 1 no runs or unreadable input; 2 usage.
+"""
+import csv
+import glob
+import json
+import math
+import os
+import statistics as st
+import sys
+from collections import OrderedDict
+
+import importlib.util  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "pg_summary", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg-summary.py"))
+_pg = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_pg)
+NAN, num, fmt, kv_file, paired = _pg.NAN, _pg.num, _pg.fmt, _pg.kv_file, _pg.paired
+
+BASE_OF = {"extend-sched": ("measure", "upstream")}   # (baseline, asking arm) where there is no stock
+
+
+def nn(x, nd=6):
+    """a float for JSON: None for NaN"""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return round(x, nd)
+
+
+def ratio_obj(r):
+    g, lo, hi, p, n = r
+    return {"mean": nn(g), "lo": nn(lo), "hi": nn(hi), "p": nn(p, 4), "n": n}
+
+
+def rcell(o):
+    if o["n"] == 0 or o["mean"] is None:
+        return "n/a"
+    if o["lo"] is None:
+        return f"{o['mean']:.3f} (n={o['n']})"
+    return f"{o['mean']:.3f} [{o['lo']:.3f}, {o['hi']:.3f}]"
+
+
+def read_rows(labdir):
+    top = os.path.join(labdir, "runs.csv")
+    paths = [top] if os.path.exists(top) else sorted(glob.glob(os.path.join(labdir, "*", "runs.csv")))
+    rows = []
+    for p in paths:
+        with open(p) as f:
+            rows += list(csv.DictReader(f))
+    return rows
+
+
+def clock_of(labdir):
+    clocks = set()
+    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")) + glob.glob(os.path.join(labdir, "qemu-settings*.txt")):
+        c = kv_file(p).get("clock")
+        if c:
+            clocks.add(c.split()[0])
+    return "/".join(sorted(clocks)) if clocks else "unknown"
+
+
+def ssum(rs, c):
+    return sum(num(r[c]) for r in rs if not math.isnan(num(r[c])))
+
+
+def analyse(wl, vcpus, rs):
+    calib = [r for r in rs if r["arm"] == "calib"]
+    runs = [r for r in rs if r["arm"] != "calib" and r.get("discard", "0") != "1"]
+    base, ask = BASE_OF.get(wl, ("stock", "auto"))
+    arms = list(OrderedDict.fromkeys(r["arm"] for r in runs))
+    byround = {}
+    for r in runs:
+        byround.setdefault(r["round"], {})[r["arm"]] = r
+    out = OrderedDict(name=wl, vcpus=vcpus)
+    first = runs[0] if runs else rs[0]
+    out["slice_ext_nsec"] = int(num(first["slice_ext_nsec"])) if not math.isnan(num(first["slice_ext_nsec"])) else None
+    for k in ("secs", "clients", "hogs"):
+        out[k] = int(num(first[k])) if not math.isnan(num(first[k])) else None
+    out["shared_buffers"] = first["shared_buffers"]
+    out["rounds"] = len(byround)
+    out["discarded_runs"] = sum(1 for r in rs if r.get("discard", "0") == "1" and r["arm"] != "calib")
+    out["baseline_arm"], out["asking_arm"] = base, ask
+    # tps
+    tps = OrderedDict()
+    for a in arms:
+        # a run without a tps (pgbench processed no transaction) is left
+        # out and counted in "no_tps"
+        allv = [num(r["tps"]) for r in runs if r["arm"] == a]
+        v = [x for x in allv if not math.isnan(x)]
+        m = st.mean(v) if v else NAN
+        sd = st.stdev(v) if len(v) > 1 else NAN
+        tps[a] = {"mean": nn(m, 3), "sd": nn(sd, 3), "cv": nn(sd / m if m else NAN), "n": len(v), "no_tps": len(allv) - len(v)}
+    out["tps"] = tps
+    # the 2023 thread's claim was a smaller spread: stddev auto / stddev
+    # stock with a two-sided F test of equal variances (needs scipy)
+    sa, sb = tps.get(ask, {}).get("sd"), tps.get(base, {}).get("sd")
+    fp = NAN
+    if sa and sb and _pg.sst is not None:
+        na, nb = tps[ask]["n"], tps[base]["n"]
+        f = (sa / sb) ** 2
+        fp = min(1.0, 2 * min(_pg.sst.f.cdf(f, na - 1, nb - 1), _pg.sst.f.sf(f, na - 1, nb - 1)))
+    out["tps_sd_ratio_auto_stock"] = {"ratio": nn(sa / sb if sa and sb else NAN, 4), "f_test_p": nn(fp, 4)}
+
+    def pr(a, b):
+        return ratio_obj(paired([num(d[a]["tps"]) / num(d[b]["tps"]) for d in byround.values()
+                                 if a in d and b in d and num(d[b]["tps"]) > 0]))
+    out["tps_ratio_auto_stock"] = pr(ask, base)
+    out["tps_ratio_auto_measure"] = pr(ask, "measure") if wl not in BASE_OF else pr(ask, base)
+    out["tps_ratio_measure_stock"] = pr("measure", "stock")
+    for a in arms:
+        if a not in (base, ask, "measure", "stock"):
+            out[f"tps_ratio_{a}_stock"] = pr(a, "stock")
+            out[f"tps_ratio_{a}_auto"] = pr(a, "auto")
+    # deschedules
+    spx = NAN
+    if wl == "extend-sched":
+        spx = 1.0
+    elif calib:
+        x = ssum(calib, "xacts")
+        spx = ssum(calib, "pg_sections") / x if x else NAN
+    out["sections_per_xact"] = nn(spx, 3)
+    dx, ds = OrderedDict(), OrderedDict()
+    for a in arms:
+        if a == "stock":
+            continue
+        ar = [r for r in runs if r["arm"] == a]
+        x = ssum(ar, "xacts")
+        rate = 1000 * ssum(ar, "pg_desched") / x if x else NAN
+        dx[a] = nn(rate, 4)
+        ds[a] = nn(rate / spx if spx and not math.isnan(spx) else NAN, 6)
+    if wl in BASE_OF:   # measure/upstream as measure/auto, so that the fixed keys exist
+        dx.setdefault("auto", dx.get(ask)); ds.setdefault("auto", ds.get(ask))
+    out["desched_per_1000_xacts"] = dx
+    out["desched_per_1000_sections"] = ds
+    rate = {}
+    for rnd, d in byround.items():
+        for a in ("measure", ask):
+            if a in d and num(d[a]["xacts"]) > 0:
+                rate.setdefault(rnd, {})[a] = num(d[a]["pg_desched"]) / num(d[a]["xacts"])
+    out["desched_ratio_auto_measure"] = ratio_obj(paired(
+        [d[ask] / d["measure"] for d in rate.values() if ask in d and "measure" in d and d["measure"] > 0]))
+    if ask != "measure" and dx.get("measure"):
+        out["desched_ratio_auto_measure"]["pooled"] = nn(dx[ask] / dx["measure"] if dx.get(ask) is not None else NAN)
+    # grants
+    au = [r for r in runs if r["arm"] == ask]
+    g = ssum(au, "k_sgrant")
+    out["grant_yield_fraction"] = nn(ssum(au, "k_syield") / g if g else NAN)
+    out["grant_expired_fraction"] = nn(ssum(au, "k_sexpir") / g if g else NAN)
+    out["grant_revoked_fraction"] = nn(ssum(au, "k_srevok") / g if g else NAN)
+    x = ssum(au, "xacts")
+    out["grants_per_1000_xacts"] = nn(1000 * g / x if x else NAN, 4)
+    out["kernel_grants"] = int(g)
+    # every arm that asks (auto, request, auto-VALUE: auto with another
+    # rseq_slice_request): its own grant outcomes and deschedules
+    per = OrderedDict()
+    for a in arms:
+        if a in ("stock", "off", "measure") or a == base:
+            continue
+        ar = [r for r in runs if r["arm"] == a]
+        ga = ssum(ar, "k_sgrant")
+        xa = ssum(ar, "xacts")
+        rr = {}
+        for rnd, d in byround.items():
+            if a in d and "measure" in d and num(d["measure"]["pg_desched"]) > 0 and num(d[a]["xacts"]) > 0:
+                rr[rnd] = (num(d[a]["pg_desched"]) / num(d[a]["xacts"])) / (num(d["measure"]["pg_desched"]) / num(d["measure"]["xacts"]))
+        per[a] = {"grant_yield_fraction": nn(ssum(ar, "k_syield") / ga if ga else NAN),
+                  "grant_expired_fraction": nn(ssum(ar, "k_sexpir") / ga if ga else NAN),
+                  "grants_per_1000_xacts": nn(1000 * ga / xa if xa else NAN, 4),
+                  "desched_per_1000_xacts": dx.get(a),
+                  "desched_ratio_to_measure": ratio_obj(paired(list(rr.values()))),
+                  "tps_ratio_to_stock": pr(a, "stock") if base == "stock" else pr(a, base),
+                  "tps_ratio_to_measure": pr(a, "measure")}
+    out["asking_arms"] = per
+    chk = [r for r in runs if r["arm"] != "stock"]
+    # pg_rseq counts a grant it saw at release, revoked ones included; the
+    # kernel's s_granted leaves the revoked ones out: pg_grants - pg_revoked
+    # = s_granted. Within 1: a section open across a snapshot.
+    out["pg_equals_kernel_runs"] = {
+        "grants_minus_revoked": sum(abs(num(r["pg_grants"]) - num(r["pg_revoked"]) - num(r["k_sgrant"])) <= 1 for r in chk),
+        "grants": sum(abs(num(r["pg_grants"]) - num(r["k_sgrant"])) <= 1 for r in chk),
+        # what held in payoff-20261201: pg_rseq's grants beyond s_granted
+        # are all revoked ones beyond s_revoked
+        "extra_grants_revoked": sum(abs((num(r["pg_grants"]) - num(r["k_sgrant"])) - (num(r["pg_revoked"]) - num(r["k_srevok"]))) <= 1
+                                    for r in chk),
+        "yields_in_grant": sum(abs(num(r["pg_yields_in_grant"]) - num(r["k_syield"])) <= 1 for r in chk),
+        "of": len(chk)}
+    out["counters_asking_arm"] = OrderedDict((c, int(ssum(au, c))) for c in (
+        "pg_requests", "pg_grants", "pg_revoked", "pg_yields", "pg_yields_in_grant", "pg_desched",
+        "k_sgrant", "k_sexpir", "k_srevok", "k_syield", "k_sabort"))
+    out["kernel_zero_without_requests"] = all(
+        num(r[c]) == 0 for r in runs if r["arm"] in ("stock", "off", "measure")
+        for c in ("k_sgrant", "k_srevok", "k_syield", "k_sabort"))
+    # waits
+    waits = OrderedDict()
+    for a in arms:
+        ar = [r for r in runs if r["arm"] == a]
+        act = ssum(ar, "smp_active")
+        if not act:
+            continue
+        top = OrderedDict()
+        for r in ar:
+            t = r.get("smp_top_lwlock", "-")
+            if ":" in t:
+                k, c = t.rsplit(":", 1)
+                top[k] = top.get(k, 0) + int(num(c))
+        waits[a] = {"samples": int(ssum(ar, "smp_samples")), "active_per_sample": nn(act / ssum(ar, "smp_samples") if ssum(ar, "smp_samples") else NAN, 2),
+                    "cpu": nn(ssum(ar, "smp_cpu") / act, 4), "lwlock": nn(ssum(ar, "smp_lwlock") / act, 4),
+                    "spin": nn(ssum(ar, "smp_spin") / act, 4), "lock": nn(ssum(ar, "smp_lock") / act, 4),
+                    "other": nn(ssum(ar, "smp_other") / act, 4),
+                    "top_lwlock": max(top, key=top.get) if top else None}
+    out["waits"] = waits
+    loads = [num(r[c]) for r in runs for c in ("host_load_start", "host_load_end") if not math.isnan(num(r[c]))]
+    out["host_load"] = {"mean": nn(st.mean(loads) if loads else NAN, 2), "max": nn(max(loads) if loads else NAN, 2)}
+    return out
+
+
+def targets(ws):
+    """the targets of issue 9 on these numbers: list of dicts (target, workload, value, goal, met)"""
+    t = []
+
+    def add(target, w, value, goal, met):
+        t.append({"target": target, "workload": f"{w['name']} ({w['vcpus']} vCPU)", "value": value, "goal": goal,
+                  "met": met})
+    for w in ws:
+        if w["name"].startswith("hotlock") and w["vcpus"] == 1:
+            d = w["desched_ratio_auto_measure"]
+            pooled = d.get("pooled", d["mean"])
+            gy = w["grant_yield_fraction"]
+            label = f"mechanism at {w['slice_ext_nsec'] // 1000} us"
+            add(label, w, {"desched_auto_measure": pooled, "grant_yield_fraction": gy},
+                "desched auto/measure <= 0.05, grant_yield_fraction >= 0.95",
+                pooled is not None and gy is not None and pooled <= 0.05 and gy >= 0.95)
+    for w in ws:
+        if w["vcpus"] == 1 and w["name"] != "extend-sched":
+            m = w["tps_ratio_auto_measure"]["mean"]
+            add("cost of asking (1 vCPU)", w, m, "tps auto/measure >= 0.995", m is not None and m >= 0.995)
+    for w in ws:
+        if w["vcpus"] > 1 and w["name"] != "extend-sched":
+            r = w["tps_ratio_auto_stock"]
+            d = w["desched_ratio_auto_measure"]
+            pooled = d.get("pooled", d["mean"])
+            gy = w["grant_yield_fraction"]
+            ok = (r["mean"] is not None and r["lo"] is not None and r["mean"] >= 1.10 and r["lo"] > 1
+                  and pooled is not None and pooled <= 0.5 and gy is not None and gy >= 0.7)
+            add("pay-off (several vCPUs)", w, {"tps_auto_stock": r["mean"], "lo": r["lo"], "desched_auto_measure": pooled,
+                                               "grant_yield_fraction": gy},
+                "auto/stock >= 1.10 with lo > 1, desched <= 0.5, grant_yield_fraction >= 0.7", ok)
+    for w in ws:
+        if w["name"] != "extend-sched":
+            lo = w["tps_ratio_auto_stock"]["lo"]
+            add("nothing slower", w, lo, "lower 95 % bound of auto/stock >= 0.98", lo is not None and lo >= 0.98)
+    return t
+
+
+def slice_statement(ws):
+    """what the hotlock runs at 50 us and 5 us say about the slice length the sections need"""
+    lines = []
+    by = {(w["name"], w["vcpus"]): w for w in ws}
+    for h in sorted({w["name"].split("-")[1] for w in ws if w["name"].startswith("hotlock-")}):
+        a, b = by.get((f"hotlock-{h}-50us", 1)), by.get((f"hotlock-{h}-5us", 1))
+        if not a or not b:
+            continue
+        lines.append(f"- hotlock {h} (1 vCPU): grants yielded inside the slice {pct(a['grant_yield_fraction'])} at 50 us, "
+                     f"{pct(b['grant_yield_fraction'])} at 5 us; expired {pct(a['grant_expired_fraction'])} vs "
+                     f"{pct(b['grant_expired_fraction'])}; holders descheduled auto/measure "
+                     f"{fx(a['desched_ratio_auto_measure'].get('pooled'))} vs {fx(b['desched_ratio_auto_measure'].get('pooled'))}.")
+    for w in ws:
+        if not w["name"].startswith("hotlock") and w["kernel_grants"]:
+            lines.append(f"- {w['name']} ({w['vcpus']} vCPU, {w['slice_ext_nsec']} ns): {w['kernel_grants']} grants, "
+                         f"{pct(w['grant_yield_fraction'])} yielded inside the slice, {pct(w['grant_expired_fraction'])} expired.")
+    return lines
+
+
+def pct(x):
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+def fx(x, nd=3):
+    return "n/a" if x is None else f"{x:.{nd}f}"
+
+
+def markdown(labdir, res):
+    o = []
+    p = o.append
+    p(f"# Pay-off lab: `{os.path.basename(os.path.abspath(labdir))}`\n")
+    p("Generated by `bench/kernel-lab/payoff-summary.py` from `runs.csv` (written by `payoff-in-guest`, driven by "
+      f"`payoff-lab`). Clock model: **{res['clock']}**; slice_ext_nsec {res['slice_ext_nsec']} ns unless a row says otherwise.\n")
+    prov = os.path.join(labdir, "provenance.txt")
+    if os.path.exists(prov):
+        p("## Provenance\n")
+        with open(prov) as f:
+            for line in f:
+                p(f"    {line.rstrip()}")
+        p("")
+    cl = os.path.join(labdir, "commands.log")
+    if os.path.exists(cl):
+        p("Commands (`commands.log`):\n")
+        with open(cl) as f:
+            for line in f:
+                p(f"    {line.rstrip()}")
+        p("")
+    p("## Workloads\n")
+    p("Ratios are geometric means of the per-round ratios with 95 % t intervals (rounds interleave the arms in Williams order, both servers up). "
+      "`desched/1000 sect` = holders descheduled per 1000 lock sections, from deschedules per transaction and the sections per "
+      "transaction of one calibration run with `rseq_slice_detail = on` (`sect/xact`). `yield` = kernel s_yielded / s_granted over "
+      "the auto runs (extend-sched: upstream), `expired` = s_expired / s_granted. extend-sched: tps = lock entries/s, "
+      "its baseline is `measure` and its asking arm `upstream`.\n")
+    p("| workload | vCPUs | nsec | s x rounds | clients | hogs | shared_buffers | tps stock | tps measure | tps auto | auto/stock [95% CI] | auto/measure [95% CI] | measure/stock | sect/xact | desched/1000 xacts measure / auto | desched/1000 sect measure / auto | desched auto/measure | grants/1000 xacts | yield | expired | pg = kernel | host load |")
+    p("| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
+    for w in res["workloads"]:
+        base, ask = w["baseline_arm"], w["asking_arm"]
+        t = w["tps"]
+        tm = lambda a: fmt(t[a]["mean"], 1) if a in t else "-"
+        d = w["desched_ratio_auto_measure"]
+        dd = d.get("pooled", d["mean"])
+        eq = w["pg_equals_kernel_runs"]
+        p(f"| {w['name']} | {w['vcpus']} | {w['slice_ext_nsec']} | {w['secs']} x {w['rounds']} | {w['clients']} | {w['hogs']} | {w['shared_buffers']} | "
+          f"{tm('stock') if base == 'stock' else '-'} | {tm('measure')} | {tm(ask)} | {rcell(w['tps_ratio_auto_stock'])} | {rcell(w['tps_ratio_auto_measure'])} | "
+          f"{rcell(w['tps_ratio_measure_stock'])} | {fx(w['sections_per_xact'], 1)} | "
+          f"{fx(w['desched_per_1000_xacts'].get('measure'), 2)} / {fx(w['desched_per_1000_xacts'].get(ask), 2)} | "
+          f"{fx(w['desched_per_1000_sections'].get('measure'), 4)} / {fx(w['desched_per_1000_sections'].get(ask), 4)} | {fx(dd)} | "
+          f"{fx(w['grants_per_1000_xacts'], 2)} | {pct(w['grant_yield_fraction'])} | {pct(w['grant_expired_fraction'])} | "
+          f"{eq['extra_grants_revoked']}/{eq['of']}, {eq['yields_in_grant']}/{eq['of']} | {fx(w['host_load']['mean'], 1)} ({fx(w['host_load']['max'], 1)}) |")
+    p("\n`pg = kernel`: patched runs (extend-sched: its lock layer's own counters) in which the grants pg_rseq counts beyond the "
+      "kernel's s_granted are all revoked ones beyond s_revoked, and in which yields_in_grant equal s_yielded, both within 1 "
+      "(see the counters table).\n")
+    p("### Counters of the asking arm (sums over its runs)\n")
+    cols = ["pg_requests", "pg_grants", "pg_revoked", "pg_yields", "pg_yields_in_grant", "pg_desched", "k_sgrant", "k_sexpir", "k_srevok", "k_syield", "k_sabort"]
+    p("Run-by-run checks, within 1: `g = sg` pg grants = s_granted; `g-rv = sg` pg grants - pg revoked = s_granted; "
+      "`g-sg = rv-srv` the grants pg_rseq counts beyond s_granted are revoked ones beyond s_revoked; `yig = sy` yields_in_grant = s_yielded.\n")
+    p("| workload | vCPUs | arm | " + " | ".join(cols) + " | g = sg | g-rv = sg | g-sg = rv-srv | yig = sy |")
+    p("| --- | ---: | --- | " + " | ".join("---:" for _ in cols) + " | ---: | ---: | ---: | ---: |")
+    for w in res["workloads"]:
+        c, eq = w["counters_asking_arm"], w["pg_equals_kernel_runs"]
+        p(f"| {w['name']} | {w['vcpus']} | {w['asking_arm']} | " + " | ".join(fmt(c[k]) for k in cols)
+          + f" | {eq['grants']}/{eq['of']} | {eq['grants_minus_revoked']}/{eq['of']} | {eq['extra_grants_revoked']}/{eq['of']} | {eq['yields_in_grant']}/{eq['of']} |")
+    p("")
+    p("### Spread and extra arms\n")
+    p("`sd auto/stock` = stddev of the asking arm's tps over that of the baseline, with the p of a two-sided F test of equal variances.\n")
+    p("| workload | vCPUs | arm | runs | tps mean | stddev | CV | sd auto/stock (F test p) |")
+    p("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+    for w in res["workloads"]:
+        for a, v in w["tps"].items():
+            sr = w["tps_sd_ratio_auto_stock"]
+            cell = f"{fx(sr['ratio'])} (p={fx(sr['f_test_p'], 3)})" if a == w["asking_arm"] and sr["ratio"] is not None else ""
+            runs_cell = f"{v['n']} (+{v['no_tps']} without tps)" if v["no_tps"] else f"{v['n']}"
+            p(f"| {w['name']} | {w['vcpus']} | {a} | {runs_cell} | {fmt(v['mean'], 1)} | {fmt(v['sd'], 1)} | {pct(v['cv']) if v['cv'] is not None else 'n/a'} | {cell} |")
+    p("\n### Every arm that asks\n")
+    p("`auto-X` / `request` = patched auto with `rseq_slice_request = X` (a later lock layer's setting).\n")
+    p("| workload | vCPUs | arm | tps / stock [95% CI] | tps / measure [95% CI] | desched/1000 xacts | desched / measure | grants/1000 xacts | yield | expired |")
+    p("| --- | ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: |")
+    for w in res["workloads"]:
+        for a, v in w["asking_arms"].items():
+            p(f"| {w['name']} | {w['vcpus']} | {a} | {rcell(v['tps_ratio_to_stock'])} | {rcell(v['tps_ratio_to_measure'])} | "
+              f"{fx(v['desched_per_1000_xacts'], 2)} | {rcell(v['desched_ratio_to_measure'])} | {fx(v['grants_per_1000_xacts'], 2)} | "
+              f"{pct(v['grant_yield_fraction'])} | {pct(v['grant_expired_fraction'])} |")
+    p("\n### Where the backends were (pg_stat_activity samples)\n")
+    p("Share of the sampled active client backends: on CPU (no wait event), waiting for an LWLock, in `SpinDelay` (spinlock or "
+      "buffer header spin delay), waiting for a heavyweight lock, other waits; `top LWLock` = the most sampled LWLock wait event.\n")
+    p("| workload | vCPUs | arm | samples | active per sample | CPU | LWLock | SpinDelay | Lock | other | top LWLock |")
+    p("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for w in res["workloads"]:
+        for a, v in w["waits"].items():
+            p(f"| {w['name']} | {w['vcpus']} | {a} | {v['samples']} | {fx(v['active_per_sample'], 1)} | {pct(v['cpu'])} | {pct(v['lwlock'])} | "
+              f"{pct(v['spin'])} | {pct(v['lock'])} | {pct(v['other'])} | {v['top_lwlock'] or '-'} |")
+    p("\n## Targets of issue 9\n")
+    p("| target | workload | value | goal | met |")
+    p("| --- | --- | --- | --- | --- |")
+    for t in res["targets"]:
+        v = t["value"]
+        vs = ", ".join(f"{k} {fx(x)}" for k, x in v.items()) if isinstance(v, dict) else fx(v)
+        p(f"| {t['target']} | {t['workload']} | {vs} | {t['goal']} | {'yes' if t['met'] else '**no**'} |")
+    p("\n## Slice length the sections need\n")
+    lines = slice_statement(res["workloads"])
+    o += lines or ["- no hotlock runs at both 50 us and 5 us"]
+    p("")
+    sp = os.path.join(labdir, "steps.csv")
+    if os.path.exists(sp):
+        p("## Steps (`steps.csv`)\n")
+        p("| step | status | start (UTC) | end (UTC) | wall s | exit | host load start | end | note |")
+        p("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
+        with open(sp) as f:
+            for r in csv.DictReader(f):
+                p(f"| {r['step']} | {r['status']} | {r['start_utc']} | {r['end_utc']} | {r['secs']} | {r['exit']} | "
+                  f"{r['host_load_start']} | {r['host_load_end']} | {r['note']} |")
+        p("")
+    return "\n".join(o) + "\n"
+
+
+def summarize(labdir):
+    rows = read_rows(labdir)
+    if not rows:
+        raise OSError(f"no runs.csv in {labdir} or its boot folders")
+    groups = OrderedDict()
+    for r in rows:
+        groups.setdefault((r["workload"], int(num(r["vcpus"]))), []).append(r)
+    ws = [analyse(wl, v, rs) for (wl, v), rs in sorted(groups.items(), key=lambda kv: (kv[0][1], list(groups).index(kv[0])))]
+    nsecs = [w["slice_ext_nsec"] for w in ws if w["slice_ext_nsec"] and not w["name"].endswith("-5us")]
+    main_nsec = max(set(nsecs), key=nsecs.count) if nsecs else None
+    res = OrderedDict(clock=clock_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
+    res["targets"] = targets(ws)
+    return res
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help") or len(argv) > 3 or (len(argv) == 3 and argv[2] != "--stdout"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    labdir = argv[1]
+    res = summarize(labdir)
+    md = markdown(labdir, res)
+    if len(argv) == 3:
+        sys.stdout.write(md)
+    else:
+        with open(os.path.join(labdir, "summary.md"), "w") as f:
+            f.write(md)
+    with open(os.path.join(labdir, "summary.json"), "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except (OSError, KeyError, ValueError, csv.Error) as e:
+        print(f"payoff-summary.py: {e}", file=sys.stderr)
+        sys.exit(1)
