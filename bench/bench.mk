@@ -114,13 +114,24 @@ CHECK_TARGETS += bench-check
 #                       pgbench stock vs patched, slice_ext_nsec sweep and
 #                       extend-sched under lazy and under full preemption)
 #                       and writes bench/results/kernel-lab/run-<date>/
-#                       summary.md. About an hour with the defaults; options
-#                       in LAB_ARGS, e.g. make kernel-lab LAB_ARGS=--quick.
+#                       summary.md; then the pay-off workloads of issue 9
+#                       (bench/kernel-lab/payoff-lab: CPU-bound hot locks
+#                       with and without hogs at 50 and 5 us, eviction, the
+#                       2026 regression shape, Oracle's lock-table shape,
+#                       the 2023 select-only spread, extend-sched; stock vs
+#                       measure vs auto on 1 and 2 vCPUs) into
+#                       build/kernel-lab/payoff-<date>/ (summary.md,
+#                       summary.json). Several hours with the full-size
+#                       defaults; options in LAB_ARGS and PAYOFF_ARGS, e.g.
+#                       make kernel-lab LAB_ARGS=--quick (--quick is passed
+#                       to both). Both resume where they stopped (--steps).
 #                       Not part of `make check` (too slow for CI).
 LAB_ARGS ?=
+PAYOFF_ARGS ?=
 .PHONY: kernel-lab
 kernel-lab:
 	@$(CURDIR)/bench/kernel-lab/lab $(LAB_ARGS)
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(if $(filter --quick,$(LAB_ARGS)),--quick) $(PAYOFF_ARGS)
 
 # make check-lab: only the kernel lab's no-guest checks (bench/kernel-lab/
 # check-lab: option checks, step bookkeeping, pg-summary.py,
