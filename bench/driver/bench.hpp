@@ -20,9 +20,12 @@ struct Side {
     std::string flavour;    // stock, patched, patched-cassert
     bool patched = false;   // the installation has the lock layer
     std::string mode;       // rseq_slice_mode for patched sides
+    std::string request;    // rseq_slice_request for patched sides ("": the server's default, all)
     bool detail = false;    // rseq_slice_detail = on (--detail; patched sides only)
     std::string prefix;     // installation prefix
-    std::string label() const { return patched ? flavour + ":" + mode : flavour; }
+    std::string label() const {
+        return patched ? flavour + ":" + mode + (request.empty() ? "" : ":" + request) : flavour;
+    }
 };
 
 struct Workload {

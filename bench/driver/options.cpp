@@ -26,10 +26,14 @@ servers, pgbench processes and CPU hogs are stopped on every exit path
 Sides:
   --a SIDE           side A (default: stock)
   --b SIDE           side B (default: patched:auto)
-                     SIDE is stock | patched[:MODE] | patched-cassert[:MODE],
-                     MODE one of off, measure, upstream, poc, auto (the
-                     GUC rseq_slice_mode; default auto).  Example:
-                     --a patched:off --b patched:auto
+                     SIDE is stock | patched[:MODE[:REQUEST]] |
+                     patched-cassert[:MODE[:REQUEST]], MODE one of off,
+                     measure, upstream, poc, auto (the GUC rseq_slice_mode;
+                     default auto), REQUEST one of all, shared, spinning,
+                     adaptive (the GUC rseq_slice_request; default: not set,
+                     i.e. all; it only matters in upstream and poc).
+                     Examples: --a patched:off --b patched:auto,
+                     --a patched:auto --b patched:auto:shared
   --pg-dir DIR       folder holding the installations stock/, patched/ and
                      patched-cassert/ (default: $PGRSEQ_PG_DIR, else
                      <repo>/build/pg), e.g. another clone's build/pg
@@ -129,11 +133,16 @@ static Side parse_side(const std::string& s, char id, const Options& o) {
     Side side;
     side.id = id;
     side.spec = s;
-    std::string flav = s, mode;
+    std::string flav = s, mode, request;
     size_t k = s.find(':');
     if (k != std::string::npos) {
         flav = s.substr(0, k);
         mode = s.substr(k + 1);
+        size_t k2 = mode.find(':');
+        if (k2 != std::string::npos) {
+            request = mode.substr(k2 + 1);
+            mode = mode.substr(0, k2);
+        }
     }
     std::string opt = std::string("--") + static_cast<char>(tolower(id));
     if (flav == "stock") {
@@ -147,9 +156,15 @@ static Side parse_side(const std::string& s, char id, const Options& o) {
         if (std::find(kModes.begin(), kModes.end(), side.mode) == kModes.end())
             throw UsageError(opt + " " + s + ": unknown mode '" + side.mode +
                              "' (expected off, measure, upstream, poc or auto)");
+        static const std::vector<std::string> kRequests = {"all", "shared", "spinning", "adaptive"};
+        if (k != std::string::npos && s.find(':', k + 1) != std::string::npos &&
+            std::find(kRequests.begin(), kRequests.end(), request) == kRequests.end())
+            throw UsageError(opt + " " + s + ": unknown request policy '" + request +
+                             "' (expected all, shared, spinning or adaptive)");
+        side.request = request;
         side.prefix = flav == "patched" ? o.patched_prefix : o.cassert_prefix;
     } else {
-        throw UsageError(opt + " " + s + ": expected stock, patched[:MODE] or patched-cassert[:MODE]");
+        throw UsageError(opt + " " + s + ": expected stock, patched[:MODE[:REQUEST]] or patched-cassert[:MODE[:REQUEST]]");
     }
     return side;
 }
@@ -254,6 +269,9 @@ bool parse_options(int argc, char** argv, Options& o) {
                 throw UsageError("--set: bad setting name '" + name + "'");
             if (name == "rseq_slice_mode")
                 throw UsageError("--set rseq_slice_mode: the mode belongs to each side, e.g. --a patched:off --b patched:auto");
+            if (name == "rseq_slice_request")
+                throw UsageError("--set rseq_slice_request: the policy belongs to each patched side, e.g. "
+                                 "--b patched:auto:shared");
             if (name == "rseq_slice_detail")
                 throw UsageError("--set rseq_slice_detail: use --detail (on for the patched side(s); the report "
                                  "and the checks depend on it)");

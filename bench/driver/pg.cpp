@@ -106,6 +106,8 @@ void Cluster::write_conf() {
     c += "log_line_prefix = '%m [%p] '\n";
     c += "log_min_messages = warning\n";
     if (side_.patched) c += "rseq_slice_mode = " + side_.mode + "              # the side's mode\n";
+    if (side_.patched && !side_.request.empty())
+        c += "rseq_slice_request = " + side_.request + "          # the side's request policy\n";
     if (side_.patched && side_.detail)
         c += "rseq_slice_detail = on                 # --detail: count the detail counters (every lock section "
              "takes the slow path)\n";
