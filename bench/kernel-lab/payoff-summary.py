@@ -29,10 +29,41 @@ transaction):
     wait, in SpinDelay, in a heavyweight Lock wait (pg_stat_activity samples)
   host load: mean and max of host_load_start/end over the runs
   the targets of issue 9, evaluated on these numbers.
+  Where grants go, per tranche (LABDIR/tranches.csv, or LABDIR/*/tranches.csv;
+    payoff-in-guest: pg_stat_rseq_tranche differences of every patched run;
+    rows with discard = 1 left out): per tranche row, sums over the runs of
+    the asking arm of acquisitions, grants, yields, yields_in_grant, revoked,
+    descheduled [counts], expired_or_other = grants - yields_in_grant -
+    revoked (grants counts every grant seen at release, revoked ones
+    included; revoked = the grant was already gone at release; so these are
+    the grants still set at release whose rseq_slice_yield returned 0: the
+    grant ended between the release's check and the system call, by the
+    timer or a reschedule), yields_in_grant_fraction = yields_in_grant /
+    grants, desched_per_1000_xacts of measure and of the asking arm (the
+    xacts of that arm's runs in runs.csv); the top rows by grants and by
+    deschedules in summary.md; tranche_sums_match_totals: runs whose
+    tranche rows add up to pg_grants and pg_yields_in_grant of runs.csv
+    (within 1)
+  Hold times of granted sections (LABDIR/holds.csv or LABDIR/*/holds.csv:
+    the traced runs, arm "trace", discard = 1, from the kernel's hrtimer
+    tracepoints): hold = hrtimer_cancel - hrtimer_start of the slice timer
+    [ns], the time from the grant to the section's end (its syscall),
+    percentiles p50/p90/p99 (nearest rank), max, the shares over 5 us and
+    50 us, sections whose timer expired first, the trace's starts against
+    the run's s_granted, lost events; the "Slice length the sections need"
+    statement uses them when present.
 summary.json: {"clock", "slice_ext_nsec", "workloads": [{"name", "vcpus",
   "desched_per_1000_sections": {"measure", "auto"}, "grant_yield_fraction",
   "tps_ratio_auto_stock": {"mean", "lo", "hi"}, "tps_ratio_auto_measure":
-  {...}, ...}], "targets": [...]}; numbers are null where not computable.
+  {...}, "tranches": [{"tranche", "lock_kind", "acquisitions", "grants",
+  "yields", "yields_in_grant", "revoked", "expired_or_other",
+  "yields_in_grant_fraction", "descheduled", "desched_measure",
+  "desched_per_1000_xacts_measure", "desched_per_1000_xacts_auto"}, ...]
+  (asking arm, by grants), "tranche_sums_match_totals", "hold_ns": {"p50",
+  "p90", "p99", "max", "n", "expired", "mean", "over_5us", "over_50us",
+  "starts", "k_sgrant", "rearmed", "open", "lost_events", "tsc_mhz",
+  "traced_runs"} or null, ...}], "targets": [...]}; numbers are null where
+  not computable.
 Exit status: 0; 1 no runs or unreadable input; 2 usage.
 """
 import csv
@@ -75,9 +106,9 @@ def rcell(o):
     return f"{o['mean']:.3f} [{o['lo']:.3f}, {o['hi']:.3f}]"
 
 
-def read_rows(labdir):
-    top = os.path.join(labdir, "runs.csv")
-    paths = [top] if os.path.exists(top) else sorted(glob.glob(os.path.join(labdir, "*", "runs.csv")))
+def read_rows(labdir, name="runs.csv"):
+    top = os.path.join(labdir, name)
+    paths = [top] if os.path.exists(top) else sorted(glob.glob(os.path.join(labdir, "*", name)))
     rows = []
     for p in paths:
         with open(p) as f:
@@ -249,6 +280,85 @@ def analyse(wl, vcpus, rs):
     return out
 
 
+def tranche_table(wl, vcpus, runs_all, trows):
+    """per-tranche outcomes of the asking arm (and the deschedules of measure): list of dicts, by grants"""
+    base, ask = BASE_OF.get(wl, ("stock", "auto"))
+    trows = [r for r in trows if r["workload"] == wl and int(num(r["vcpus"])) == vcpus and r.get("discard", "0") != "1"]
+    runs = [r for r in runs_all if r["arm"] != "calib" and r.get("discard", "0") != "1"]
+    xacts = {a: ssum([r for r in runs if r["arm"] == a], "xacts") for a in ("measure", ask)}
+    acc = OrderedDict()
+    cols = ("acquisitions", "descheduled", "grants", "yields", "yields_in_grant", "revoked")
+    for r in trows:
+        if r["arm"] not in ("measure", ask):
+            continue
+        d = acc.setdefault((r["tranche"], r["lock_kind"]), {"measure": {}, ask: {}})[r["arm"]]
+        for c in cols:
+            v = num(r[c])
+            if not math.isnan(v):
+                d[c] = d.get(c, 0) + v
+    out = []
+    for (t, k), d in acc.items():
+        a, m = d[ask], d["measure"]
+        g = a.get("grants")
+        yig, rv = a.get("yields_in_grant"), a.get("revoked")
+        row = OrderedDict(tranche=t, lock_kind=k)
+        for c in cols:
+            row[c] = int(a[c]) if c in a else None
+        row["expired_or_other"] = int(g - yig - rv) if None not in (g, yig, rv) else None
+        row["yields_in_grant_fraction"] = nn(yig / g if g and yig is not None else NAN)
+        row["desched_measure"] = int(m["descheduled"]) if "descheduled" in m else None
+        for a2, key in (("measure", "desched_per_1000_xacts_measure"), (ask, "desched_per_1000_xacts_auto")):
+            ds = d[a2].get("descheduled")
+            row[key] = nn(1000 * ds / xacts[a2] if ds is not None and xacts[a2] else (0.0 if xacts[a2] else NAN), 4)
+        out.append(row)
+    out.sort(key=lambda r: (-(r["grants"] or 0), -(r["desched_measure"] or 0), r["tranche"]))
+    return out
+
+
+def tranche_sums_match(runs_all, trows):
+    """patched runs whose tranche rows add up to the pg_stat_rseq_totals deltas of runs.csv, within 1"""
+    sums = {}
+    for r in trows:
+        key = (r["tag"], r["workload"], r["arm"], r["round"])
+        s = sums.setdefault(key, {"grants": 0, "yields_in_grant": 0})
+        for c in s:
+            v = num(r[c])
+            s[c] += 0 if math.isnan(v) else v
+    res = {"grants": 0, "yields_in_grant": 0, "of": 0}
+    for r in runs_all:
+        if r["arm"] == "stock" or math.isnan(num(r["pg_grants"])):
+            continue
+        s = sums.get((r["tag"], r["workload"], r["arm"], r["round"]), {"grants": 0, "yields_in_grant": 0})
+        res["of"] += 1
+        res["grants"] += abs(s["grants"] - num(r["pg_grants"])) <= 1
+        res["yields_in_grant"] += abs(s["yields_in_grant"] - num(r["pg_yields_in_grant"])) <= 1
+    return res
+
+
+def hold_summary(wl, vcpus, hrows):
+    """the hold times of the traced runs of a workload (the last traced run's percentiles, counts summed)"""
+    hr = [r for r in hrows if r["workload"] == wl and int(num(r["vcpus"])) == vcpus]
+    if not hr:
+        return None
+    last = hr[-1]
+
+    def iv(r, c):
+        v = num(r.get(c, "NA"))
+        return None if math.isnan(v) else v
+    out = OrderedDict()
+    for c in ("p50", "p90", "p99", "max", "mean"):
+        out[c] = nn(iv(last, f"{c}_ns") if iv(last, f"{c}_ns") is not None else NAN, 1)
+    for c in ("n", "expired", "starts", "k_sgrant", "rearmed", "open", "lost_events", "cancelled", "unmatched"):
+        vals = [iv(r, c) for r in hr]
+        out[c] = int(sum(v for v in vals if v is not None)) if any(v is not None for v in vals) else None
+    for c in ("over_5us", "over_50us"):
+        out[c] = nn(iv(last, c) if iv(last, c) is not None else NAN)
+    out["tsc_mhz"] = nn(iv(last, "tsc_mhz") if iv(last, "tsc_mhz") is not None else NAN, 3)
+    out["slice_ext_nsec"] = int(iv(last, "slice_ext_nsec")) if iv(last, "slice_ext_nsec") is not None else None
+    out["traced_runs"] = len(hr)
+    return out
+
+
 def targets(ws):
     """the targets of issue 9 on these numbers: list of dicts (target, workload, value, goal, met)"""
     t = []
@@ -300,10 +410,31 @@ def slice_statement(ws):
                      f"{pct(b['grant_expired_fraction'])}; holders descheduled auto/measure "
                      f"{fx(a['desched_ratio_auto_measure'].get('pooled'))} vs {fx(b['desched_ratio_auto_measure'].get('pooled'))}.")
     for w in ws:
+        h = w.get("hold_ns")
+        if not h:
+            continue
+        if not h["n"]:
+            lines.append(f"- {w['name']} ({w['vcpus']} vCPU, slice {h['slice_ext_nsec']} ns, traced run): no granted section "
+                         f"ended with a syscall ({h['starts']} grants traced, {h['expired']} expired).")
+            continue
+        lost = f" **{h['lost_events']} trace events lost: the counts are incomplete.**" if h["lost_events"] else ""
+        lines.append(f"- {w['name']} ({w['vcpus']} vCPU, slice {h['slice_ext_nsec']} ns, traced run): of {h['n']} granted sections "
+                     f"that ended with a syscall, the time from the grant to the end was p50 {fns(h['p50'])}, p90 {fns(h['p90'])}, "
+                     f"p99 {fns(h['p99'])}, max {fns(h['max'])}; {pct(h['over_5us'])} needed more than 5 us (the kernel's default "
+                     f"and minimum slice), {pct(h['over_50us'])} more than 50 us (its maximum); {h['expired']} timers expired first "
+                     f"(of {h['starts']} traced grants; s_granted {h['k_sgrant']}).{lost}")
+    for w in ws:
         if not w["name"].startswith("hotlock") and w["kernel_grants"]:
             lines.append(f"- {w['name']} ({w['vcpus']} vCPU, {w['slice_ext_nsec']} ns): {w['kernel_grants']} grants, "
                          f"{pct(w['grant_yield_fraction'])} yielded inside the slice, {pct(w['grant_expired_fraction'])} expired.")
     return lines
+
+
+def fns(x):
+    """ns with a unit: 1234.0 -> '1.23 us', 850 -> '850 ns'"""
+    if x is None:
+        return "n/a"
+    return f"{x / 1000:.2f} us" if x >= 1000 else f"{x:.0f} ns"
 
 
 def pct(x):
@@ -393,6 +524,58 @@ def markdown(labdir, res):
         for a, v in w["waits"].items():
             p(f"| {w['name']} | {w['vcpus']} | {a} | {v['samples']} | {fx(v['active_per_sample'], 1)} | {pct(v['cpu'])} | {pct(v['lwlock'])} | "
               f"{pct(v['spin'])} | {pct(v['lock'])} | {pct(v['other'])} | {v['top_lwlock'] or '-'} |")
+    p("\n## Where grants go, per tranche\n")
+    p("From `tranches.csv` (pg_stat_rseq_tranche differences across every patched run; sums over the asking arm's runs). "
+      "`grants` counts every grant seen when releasing the lock closed the outermost section, revoked ones included; "
+      "`yig` = yields_in_grant (rseq_slice_yield returned 1: the section ended inside the extension); `revoked` = the grant "
+      "was already gone at release (timer expired, or rescheduled anyway); `exp/other` = grants - yig - revoked: grants still "
+      "set at release whose yield returned 0 (the grant ended between the check and the system call). `desched/1000 xacts` = "
+      "holders descheduled per 1000 transactions of the arm, measure vs auto. Rows: the top 5 by grants and the top 5 by "
+      "deschedules (measure or auto).\n")
+    any_t = False
+    for w in res["workloads"]:
+        rows = w.get("tranches") or []
+        if not rows:
+            continue
+        any_t = True
+        top_g = [r for r in rows if r["grants"]][:5]
+        top_d = sorted(rows, key=lambda r: -max(r["desched_per_1000_xacts_measure"] or 0, r["desched_per_1000_xacts_auto"] or 0))[:5]
+        top_d = [r for r in top_d if (r["desched_per_1000_xacts_measure"] or 0) or (r["desched_per_1000_xacts_auto"] or 0)]
+        pick = [r for r in rows if r in top_g or r in top_d]
+        m = w["tranche_sums_match_totals"]
+        p(f"**{w['name']}** ({w['vcpus']} vCPU, asking arm {w['asking_arm']}; tranche rows add up to the totals of runs.csv in "
+          f"{m['grants']}/{m['of']} runs for grants, {m['yields_in_grant']}/{m['of']} for yields_in_grant)\n")
+        p("| tranche | lock kind | top by | acquisitions | grants | yig | yig/grants | revoked | exp/other | yields | desched/1000 xacts measure / auto |")
+        p("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        for r in pick:
+            by = "/".join(x for x, s in (("grants", top_g), ("desched", top_d)) if r in s)
+            p(f"| {r['tranche']} | {r['lock_kind']} | {by} | {fmt(r['acquisitions'])} | {fmt(r['grants'])} | {fmt(r['yields_in_grant'])} | "
+              f"{pct(r['yields_in_grant_fraction'])} | {fmt(r['revoked'])} | {fmt(r['expired_or_other'])} | {fmt(r['yields'])} | "
+              f"{fx(r['desched_per_1000_xacts_measure'], 2)} / {fx(r['desched_per_1000_xacts_auto'], 2)} |")
+        p("")
+    if not any_t:
+        p("No `tranches.csv` (a lab run before per-tranche snapshots).\n")
+    p("## Hold times of granted sections\n")
+    p("From `holds.csv`: one traced run per workload (arm `trace` = patched auto with the kernel's timer:hrtimer_start, "
+      "hrtimer_cancel and hrtimer_expire_entry tracepoints on, discard = 1: left out of every ratio and target). A grant arms "
+      "the per-CPU slice timer (`hrtimer_start` of rseq_slice_expired); the section's system call (the yield, or another) "
+      "cancels it. Hold = cancel - start [trace clock x86-tsc, converted with the guest TSC frequency from dmesg]: the time "
+      "from the grant to the section's end, the part of the section the extension has to cover (the tracepoints' own cost "
+      "included). `expired` = the timer fired first; `starts` vs `s_granted` = the trace's grants vs the kernel's count for "
+      "the same run; `lost` = ring buffer overrun/dropped events (must be 0).\n")
+    hw = [w for w in res["workloads"] if w.get("hold_ns")]
+    if hw:
+        p("| workload | vCPUs | slice ns | starts | s_granted | cancelled (n) | expired | rearmed | open | lost | p50 | p90 | p99 | max | > 5 us | > 50 us |")
+        p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for w in hw:
+            h = w["hold_ns"]
+            lost = fmt(h["lost_events"]) if not h["lost_events"] else f"**{fmt(h['lost_events'])}**"
+            p(f"| {w['name']} | {w['vcpus']} | {h['slice_ext_nsec']} | {fmt(h['starts'])} | {fmt(h['k_sgrant'])} | {fmt(h['n'])} | "
+              f"{fmt(h['expired'])} | {fmt(h['rearmed'])} | {fmt(h['open'])} | {lost} | {fns(h['p50'])} | {fns(h['p90'])} | "
+              f"{fns(h['p99'])} | {fns(h['max'])} | {pct(h['over_5us'])} | {pct(h['over_50us'])} |")
+        p("")
+    else:
+        p("No `holds.csv` (no traced run: --no-trace, or a lab run before the trace).\n")
     p("\n## Targets of issue 9\n")
     p("| target | workload | value | goal | met |")
     p("| --- | --- | --- | --- | --- |")
@@ -425,6 +608,13 @@ def summarize(labdir):
     for r in rows:
         groups.setdefault((r["workload"], int(num(r["vcpus"]))), []).append(r)
     ws = [analyse(wl, v, rs) for (wl, v), rs in sorted(groups.items(), key=lambda kv: (kv[0][1], list(groups).index(kv[0])))]
+    trows, hrows = read_rows(labdir, "tranches.csv"), read_rows(labdir, "holds.csv")
+    for w in ws:
+        rs = groups[(w["name"], w["vcpus"])]
+        w["tranches"] = tranche_table(w["name"], w["vcpus"], rs, trows)
+        w["tranche_sums_match_totals"] = tranche_sums_match(rs, [r for r in trows if r["workload"] == w["name"]
+                                                                 and int(num(r["vcpus"])) == w["vcpus"]])
+        w["hold_ns"] = hold_summary(w["name"], w["vcpus"], hrows)
     nsecs = [w["slice_ext_nsec"] for w in ws if w["slice_ext_nsec"] and not w["name"].endswith("-5us")]
     main_nsec = max(set(nsecs), key=nsecs.count) if nsecs else None
     res = OrderedDict(clock=clock_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
