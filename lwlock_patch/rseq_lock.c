@@ -753,13 +753,6 @@ check_rseq_slice_mode(int *newval, void **extra, GucSource source)
 	return *newval >= RSEQ_SLICE_MODE_OFF && *newval <= RSEQ_SLICE_MODE_AUTO;
 }
 
-/* ForEachLWLockHeldByMe callback: count the LWLocks held. */
-static void
-PgRseqCountHeld(LWLock *lock, LWLockMode mode, void *context)
-{
-	(*(uint32 *) context)++;
-}
-
 void
 assign_rseq_slice_mode(int newval, void *extra)
 {
@@ -773,13 +766,12 @@ assign_rseq_slice_mode(int newval, void *extra)
 		/*
 		 * Mode off keeps no depth.  GUC assignment never runs inside a
 		 * spinlock or buffer header lock section (those hold no function
-		 * calls that can reach it), but it may under an LWLock: count those,
-		 * so that the switch waits until they are released.
+		 * calls that can reach it), but it may under an LWLock: count the
+		 * LWLock sections open (lwlock.c), so that the switch waits until
+		 * they are closed.
 		 */
-		uint32		held = 0;
-
-		ForEachLWLockHeldByMe(PgRseqCountHeld, &held);
-		(void) rseq_slice_set_mode_open(&PgRseqState, mode, held);
+		(void) rseq_slice_set_mode_open(&PgRseqState, mode,
+										(uint32) LWLockSectionsHeld());
 	}
 	else
 		(void) rseq_slice_set_mode(&PgRseqState, mode);

@@ -213,6 +213,11 @@ PgRseqLeave(unsigned kind, int row)
 	PgRseqLeaveCtx(kind, (long) row);
 }
 
+/* The row of a tranche, full width (no extension: objdump). */
+#define PgRseqTrancheRowWide(tranche) \
+	((size_t) (tranche) < PG_RSEQ_ROW_OTHER ? (size_t) (tranche) : \
+	 (size_t) PG_RSEQ_ROW_OTHER)
+
 /*
  * LWLocks: also count the acquisition against the lock's tranche (every
  * mode but off; this is also the LWLock entry count, see rseq_stats.h).
@@ -220,16 +225,15 @@ PgRseqLeave(unsigned kind, int row)
 static pg_attribute_always_inline void
 PgRseqEnterLWLock(uint16 tranche)
 {
-	size_t		t = tranche,
-				row;			/* full width: no extension (objdump) */
+	size_t		row;
 
 	PG_RSEQ_DISPATCH(off, other);
-	row = t < PG_RSEQ_ROW_OTHER ? t : PG_RSEQ_ROW_OTHER;
+	row = PgRseqTrancheRowWide(tranche);
 	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
 								 PG_RSEQ_ASK_ROW(row));
 	goto count;
 other:
-	row = t < PG_RSEQ_ROW_OTHER ? t : PG_RSEQ_ROW_OTHER;
+	row = PgRseqTrancheRowWide(tranche);
 	/* the rare path of the request path never needs ask: pass 0 */
 	rseq_slice_enter_request_at(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
 								&PgRseqAsk[row], 0, 0);
@@ -237,6 +241,23 @@ count:
 	PgRseqRows[row].acquisitions++;
 off:
 	PgRseqHeldInc(PG_RSEQ_KIND_LWLOCK);
+}
+
+/*
+ * A scan of many locks of one tranche (lwlock.c LWLockScanBegin/End): one
+ * LWLock section for the whole loop, counted as one acquisition of the
+ * tranche's row (acquisitions count sections: the scan's locks open none).
+ */
+static pg_attribute_always_inline void
+PgRseqEnterScan(uint16 tranche)
+{
+	PgRseqEnterLWLock(tranche);
+}
+
+static pg_attribute_always_inline void
+PgRseqLeaveScan(uint16 tranche)
+{
+	PgRseqLeaveCtx(PG_RSEQ_KIND_LWLOCK, (long) PgRseqTrancheRowWide(tranche));
 }
 
 /*

@@ -612,12 +612,6 @@ rseq_slice_enter_measure_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
 	RSEQ_SLICE_BARRIER();
 }
 
-RSEQ_SLICE_INLINE void
-rseq_slice_enter_measure(rseq_slice_state *s, unsigned kind)
-{
-	rseq_slice_enter_measure_ask(s, kind, 1);
-}
-
 /*
  * path REQUEST (fast_area = area).  `hook_ask` is what the rare path gets
  * for `ask`: on this path it only ever runs rseq_slice_cleared_at_enter,
@@ -668,12 +662,6 @@ RSEQ_SLICE_INLINE void
 rseq_slice_enter_other_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
 {
 	rseq_slice_enter_request(s, kind, ask, ask);
-}
-
-RSEQ_SLICE_INLINE void
-rseq_slice_enter_other(rseq_slice_state *s, unsigned kind)
-{
-	rseq_slice_enter_other_ask(s, kind, 1);
 }
 
 RSEQ_SLICE_INLINE void

@@ -43,10 +43,10 @@ import sys
 
 # Out-of-line functions whose call counts and per-call cost we report.
 LW_ACQUIRE = ['LWLockAcquire', 'LWLockConditionalAcquire', 'LWLockAcquireOrWait']
-LW_RELEASE = ['LWLockRelease', 'LWLockReleaseDisowned']
+LW_RELEASE = ['LWLockRelease', 'LWLockReleaseDisowned', 'LWLockReleaseInScan']
 # The lock layer's one-time set-up (called once per process).
 SETUP_FUNCS = ['PgRseqShmemInit', 'PgRseqInitChild', 'PgRseqAttachBackend']
-FUNCS = LW_ACQUIRE + LW_RELEASE + [
+FUNCS = LW_ACQUIRE + ['LWLockAcquireInScan'] + LW_RELEASE + [
     'LWLockLeaveSection', 'UnlockBufHdr', 'GetRedoRecPtr', 'ConditionVariableBroadcast',
     'LWLockDisown', 'LWLockReleaseAll', 'LWLockWaitListLock', 'LWLockWakeup',
     'LWLockWaitForVar', 'LWLockUpdateVar',
@@ -94,7 +94,7 @@ METHOD = """\
   workload (patched, mode measure) under gdb, stopped at
   `PgRseqDetachBackend` (process exit).
 - **Extra instructions per LWLock pair** = (Ir(config) - Ir(stock)) / calls
-  of `LWLockRelease` (+ `LWLockReleaseDisowned`): every lock release is one
+  of `LWLockRelease` (+ `LWLockReleaseDisowned`, `LWLockReleaseInScan`): every lock release is one
   acquire+release pair (single backend: conditional acquires practically
   never fail). This charges all of the patch's cost to LWLock pairs. The
   per-call tables isolate the LWLock functions, `LockBufHdr`/`UnlockBufHdr`
@@ -361,7 +361,7 @@ def main():
         L.append('')
     L.append('"extra Ir per LWLock pair" charges everything the patch adds (LWLock, spinlock, buffer header '
              'and wait-list sections, and any code-layout side effect) to the LWLock acquire+release pairs; '
-             'pairs = calls of LWLockRelease (+ LWLockReleaseDisowned) in that run. "extra Ir per section" '
+             'pairs = calls of LWLockRelease (+ LWLockReleaseDisowned, LWLockReleaseInScan) in that run. "extra Ir per section" '
              'divides by all sections of every kind counted by the lock layer itself (below).')
     L.append('')
 
@@ -382,7 +382,7 @@ def main():
         L.append('| all entries (sum of the four kinds) | %s |' % fmt_int(sections))
         L.append('')
         if 'measure' in profiles:
-            lwc = first('measure').ncalls('LWLockRelease') + first('measure').ncalls('LWLockReleaseDisowned')
+            lwc = sum(first('measure').ncalls(f) for f in LW_RELEASE)
             L.append('Cross-check: LWLock entries counted natively = %s, LWLockRelease calls under callgrind '
                      '(measure) = %s.' % (fmt_int(kinds['lwlock']), fmt_int(lwc)))
             L.append('')
@@ -482,7 +482,7 @@ def main():
             d = total(n) - base
             su = setup_extra(p)
             lw = lw_extra(p)
-            pairs = p.ncalls('LWLockRelease') + p.ncalls('LWLockReleaseDisowned')
+            pairs = sum(p.ncalls(f) for f in LW_RELEASE)
             pb = bufhdr_unit(p)
             bh = (pb - sb) * p.ncalls('LockBufHdr') if (pb is not None and sb is not None) else 0.0
             rest = d - su - lw - bh
@@ -600,8 +600,8 @@ def main():
     S.append('| | ' + ' | '.join(others) + ' |')
     S.append('| --- |' + ' ---: |' * len(others))
     S.append('| Ir ratio patched / stock | %s |' % ' | '.join('%.4f' % (total(n) / base) for n in others))
-    S.append('| extra Ir per LWLock pair (all extra Ir / LWLockRelease calls) | %s |' % ' | '.join(
-        fmt_f(per(total(n) - base, first(n).ncalls('LWLockRelease'))) for n in others))
+    S.append('| extra Ir per LWLock pair (all extra Ir / LWLock release calls) | %s |' % ' | '.join(
+        fmt_f(per(total(n) - base, sum(first(n).ncalls(f) for f in LW_RELEASE))) for n in others))
     if counters:
         S.append('| extra Ir per section of any kind (all extra Ir / all sections) | %s |' % ' | '.join(
             fmt_f(per(total(n) - base, sections)) for n in others))
