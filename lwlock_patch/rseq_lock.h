@@ -213,10 +213,9 @@ PgRseqLeave(unsigned kind, int row)
 	PgRseqLeaveCtx(kind, (long) row);
 }
 
-/* The row of a tranche, full width (no extension: objdump). */
-#define PgRseqTrancheRowWide(tranche) \
-	((size_t) (tranche) < PG_RSEQ_ROW_OTHER ? (size_t) (tranche) : \
-	 (size_t) PG_RSEQ_ROW_OTHER)
+/* The row of a tranche ID given as a size_t (full width: no extension). */
+#define PgRseqTrancheRowWide(t) \
+	((t) < PG_RSEQ_ROW_OTHER ? (t) : (size_t) PG_RSEQ_ROW_OTHER)
 
 /*
  * LWLocks: also count the acquisition against the lock's tranche (every
@@ -225,15 +224,17 @@ PgRseqLeave(unsigned kind, int row)
 static pg_attribute_always_inline void
 PgRseqEnterLWLock(uint16 tranche)
 {
-	size_t		row;
+	size_t		t = tranche,	/* widened before the dispatch: computed on
+								 * 16 bits, gcc 12 adds a movzwl (objdump) */
+				row;
 
 	PG_RSEQ_DISPATCH(off, other);
-	row = PgRseqTrancheRowWide(tranche);
+	row = PgRseqTrancheRowWide(t);
 	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
 								 PG_RSEQ_ASK_ROW(row));
 	goto count;
 other:
-	row = PgRseqTrancheRowWide(tranche);
+	row = PgRseqTrancheRowWide(t);
 	/* the rare path of the request path never needs ask: pass 0 */
 	rseq_slice_enter_request_at(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
 								&PgRseqAsk[row], 0, 0);
@@ -257,7 +258,9 @@ PgRseqEnterScan(uint16 tranche)
 static pg_attribute_always_inline void
 PgRseqLeaveScan(uint16 tranche)
 {
-	PgRseqLeaveCtx(PG_RSEQ_KIND_LWLOCK, (long) PgRseqTrancheRowWide(tranche));
+	size_t		t = tranche;
+
+	PgRseqLeaveCtx(PG_RSEQ_KIND_LWLOCK, (long) PgRseqTrancheRowWide(t));
 }
 
 /*
