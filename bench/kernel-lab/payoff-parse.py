@@ -232,9 +232,17 @@ def main(argv):
     return usage()
 
 
-if __name__ == "__main__":
+def run_main(main_fn, name):
+    """Run main_fn(sys.argv) and exit with its status; a bad or unreadable
+    input (OSError, ValueError, KeyError, csv.Error) is one line
+    "NAME: error" on stderr and exit status 1 (shared with
+    payoff-summary.py)."""
     try:
-        sys.exit(main(sys.argv))
+        sys.exit(main_fn(sys.argv))
     except (OSError, ValueError, KeyError, csv.Error) as e:
-        print(f"payoff-parse.py: {e}", file=sys.stderr)
+        print(f"{name}: {e}", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    run_main(main, "payoff-parse.py")

@@ -77,10 +77,17 @@ from collections import OrderedDict
 
 import importlib.util  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "pg_summary", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg-summary.py"))
-_pg = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_pg)
+def _load(name, filename):
+    """the module in FILENAME next to this script (its name has a '-')"""
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(os.path.dirname(os.path.abspath(__file__)), filename))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_pg = _load("pg_summary", "pg-summary.py")
+_pp = _load("payoff_parse", "payoff-parse.py")
 NAN, num, fmt, kv_file, paired = _pg.NAN, _pg.num, _pg.fmt, _pg.kv_file, _pg.paired
 
 BASE_OF = {"extend-sched": ("measure", "upstream")}   # (baseline, asking arm) where there is no stock
@@ -641,8 +648,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except (OSError, KeyError, ValueError, csv.Error) as e:
-        print(f"payoff-summary.py: {e}", file=sys.stderr)
-        sys.exit(1)
+    _pp.run_main(main, "payoff-summary.py")
