@@ -746,8 +746,11 @@ off:
  * re-requests once the lock is held.  Outer sections (depth > 1) stay
  * extended: the thread really holds other locks while it waits; a
  * deschedule during such a wait is charged to the enclosing lock.  While
- * a wait is in progress, the slow path is in force (a leave then ends the
- * wait: an abandoned wait leaves no state behind).  in_wait is set from
+ * a wait is in progress, the slow path is in force (a leave of the waiting
+ * section then ends the wait: an abandoned wait leaves no state behind);
+ * sections nested in the waiting one may open and close meanwhile, and
+ * their wait_end does not end it (only a wait_end at the depth of the
+ * wait_begin does).  in_wait is set from
  * wait_begin to wait_end at any depth, so that a caller can skip wait_end
  * after an acquisition that did not wait with one test.
  * Returns the events of the closed request window.  Contended path only.
@@ -802,6 +805,15 @@ RSEQ_SLICE_INLINE void
 rseq_slice_wait_end(rseq_slice_state *s)
 {
 	if (s->mode == RSEQ_SLICE_MODE_OFF)
+		return;
+	/*
+	 * A section nested in the waiting one ends no wait but its own: an
+	 * LWLock wait inside a scan queues itself under the wait-list lock
+	 * (a section of its own, whose acquisition also calls wait_end) and
+	 * then still sleeps for the lock (found by a fresh-clone test,
+	 * tests/unit/scan_wait_test.cc).
+	 */
+	if (s->in_wait != 0 && s->in_wait != (s->depth < 255 ? s->depth : 255))
 		return;
 	s->in_wait = 0;
 	if (!s->waiting)
