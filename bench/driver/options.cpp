@@ -64,7 +64,7 @@ Workload:
   --eviction-scale N pgbench scale for eviction (default 6: pgbench_accounts
                      and its index ~95 MB, ~6x --eviction-shared-buffers)
   --shared-buffers SIZE           shared_buffers, PostgreSQL units or a plain number
-                                  of 8kB pages (default 256MB)
+                                  of 8kB pages, at least 128kB (default 256MB; else exit 2)
   --eviction-shared-buffers SIZE  shared_buffers for eviction (default 16MB)
   --hogs N           N busy-loop processes run during every round (warm-up
                      included) so that lock holders compete for CPUs (default 0)
@@ -324,9 +324,26 @@ bool parse_options(int argc, char** argv, Options& o) {
         std::string unit = s.substr(k);
         return unit.empty() || unit == "kB" || unit == "MB" || unit == "GB" || unit == "TB";
     };
-    if (!size_ok(o.shared_buffers)) throw UsageError("--shared-buffers: expected e.g. 256MB, got '" + o.shared_buffers + "'");
-    if (!size_ok(o.eviction_shared_buffers))
-        throw UsageError("--eviction-shared-buffers: expected e.g. 16MB, got '" + o.eviction_shared_buffers + "'");
+    // in kB; -1 if it does not parse or is absurdly large (more than 12 digits)
+    auto size_kb = [](const std::string& s) -> long long {
+        size_t k = s.find_first_not_of("0123456789");
+        std::string digits = s.substr(0, k == std::string::npos ? s.size() : k);
+        if (digits.empty() || digits.size() > 12) return -1;
+        long long v = std::stoll(digits);
+        std::string unit = k == std::string::npos ? "" : s.substr(k);
+        if (unit.empty()) return v * 8;  // 8kB pages
+        if (unit == "kB") return v;
+        if (unit == "MB") return v * 1024;
+        if (unit == "GB") return v * 1024 * 1024;
+        return v * 1024LL * 1024 * 1024;  // TB (size_ok checked the unit)
+    };
+    // PostgreSQL's minimum shared_buffers is 16 buffers = 128kB (guc_tables.c)
+    if (!size_ok(o.shared_buffers) || size_kb(o.shared_buffers) < 128)
+        throw UsageError("--shared-buffers: expected a size of at least 128kB (PostgreSQL's minimum), e.g. 256MB, got '" +
+                         o.shared_buffers + "'");
+    if (!size_ok(o.eviction_shared_buffers) || size_kb(o.eviction_shared_buffers) < 128)
+        throw UsageError("--eviction-shared-buffers: expected a size of at least 128kB, e.g. 16MB, got '" +
+                         o.eviction_shared_buffers + "'");
 
     if (o.pg_dir.empty()) {
         const char* e = getenv("PGRSEQ_PG_DIR");
