@@ -152,6 +152,8 @@ static Side parse_side(const std::string& s, char id, const Options& o) {
     } else if (flav == "patched" || flav == "patched-cassert") {
         side.flavour = flav;
         side.patched = true;
+        if (k != std::string::npos && mode.empty())  // "patched:" or "patched::x": a colon promises a mode
+            throw UsageError(opt + " " + s + ": empty mode after ':' (expected off, measure, upstream, poc or auto)");
         side.mode = mode.empty() ? "auto" : mode;
         if (std::find(kModes.begin(), kModes.end(), side.mode) == kModes.end())
             throw UsageError(opt + " " + s + ": unknown mode '" + side.mode +
