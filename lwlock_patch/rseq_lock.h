@@ -245,25 +245,6 @@ off:
 }
 
 /*
- * A scan of many locks of one tranche (lwlock.c LWLockScanBegin/End): one
- * LWLock section for the whole loop, counted as one acquisition of the
- * tranche's row (acquisitions count sections: the scan's locks open none).
- */
-static pg_attribute_always_inline void
-PgRseqEnterScan(uint16 tranche)
-{
-	PgRseqEnterLWLock(tranche);
-}
-
-static pg_attribute_always_inline void
-PgRseqLeaveScan(uint16 tranche)
-{
-	size_t		t = tranche;
-
-	PgRseqLeaveCtx(PG_RSEQ_KIND_LWLOCK, (long) PgRseqTrancheRowWide(t));
-}
-
-/*
  * Contended acquisition: withdraw the request of a section that holds
  * nothing yet (see rseq_slice_wait_begin), re-request once the lock is
  * held.

@@ -781,6 +781,13 @@ rseq_slice_repath(rseq_slice_state *s)
 	}
 }
 
+/* The depth as in_wait records it (one byte: deeper waits share 255). */
+RSEQ_SLICE_INLINE uint8_t
+rseq_slice_wait_depth(const rseq_slice_state *s)
+{
+	return (uint8_t) (s->depth < 255 ? s->depth : 255);
+}
+
 RSEQ_SLICE_INLINE unsigned
 rseq_slice_wait_begin(rseq_slice_state *s)
 {
@@ -788,7 +795,7 @@ rseq_slice_wait_begin(rseq_slice_state *s)
 
 	if (s->mode == RSEQ_SLICE_MODE_OFF || s->in_wait)
 		return 0;
-	s->in_wait = (uint8_t) (s->depth < 255 ? s->depth : 255);
+	s->in_wait = rseq_slice_wait_depth(s);
 	if (s->depth != 1 || s->waiting)
 	{
 		rseq_slice_repath(s);	/* a leave during the wait ends it */
@@ -813,7 +820,7 @@ rseq_slice_wait_end(rseq_slice_state *s)
 	 * then still sleeps for the lock (found by a fresh-clone test,
 	 * tests/unit/scan_wait_test.cc).
 	 */
-	if (s->in_wait != 0 && s->in_wait != (s->depth < 255 ? s->depth : 255))
+	if (s->in_wait != 0 && s->in_wait != rseq_slice_wait_depth(s))
 		return;
 	s->in_wait = 0;
 	if (!s->waiting)
