@@ -452,6 +452,14 @@ def fx(x, nd=3):
     return "n/a" if x is None else f"{x:.{nd}f}"
 
 
+def arm_rows(res, key):
+    """(workload, arm, values, the row's first three Markdown cells) for
+    every arm of every workload's dict `key` (tps, asking_arms, waits)"""
+    for w in res["workloads"]:
+        for a, v in w[key].items():
+            yield w, a, v, f"| {w['name']} | {w['vcpus']} | {a} |"
+
+
 def markdown(labdir, res):
     o = []
     p = o.append
@@ -507,30 +515,27 @@ def markdown(labdir, res):
     p("`sd auto/stock` = stddev of the asking arm's tps over that of the baseline, with the p of a two-sided F test of equal variances.\n")
     p("| workload | vCPUs | arm | runs | tps mean | stddev | CV | sd auto/stock (F test p) |")
     p("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |")
-    for w in res["workloads"]:
-        for a, v in w["tps"].items():
-            sr = w["tps_sd_ratio_auto_stock"]
-            cell = f"{fx(sr['ratio'])} (p={fx(sr['f_test_p'], 3)})" if a == w["asking_arm"] and sr["ratio"] is not None else ""
-            runs_cell = f"{v['n']} (+{v['no_tps']} without tps)" if v["no_tps"] else f"{v['n']}"
-            p(f"| {w['name']} | {w['vcpus']} | {a} | {runs_cell} | {fmt(v['mean'], 1)} | {fmt(v['sd'], 1)} | {pct(v['cv']) if v['cv'] is not None else 'n/a'} | {cell} |")
+    for w, a, v, lead in arm_rows(res, "tps"):
+        sr = w["tps_sd_ratio_auto_stock"]
+        cell = f"{fx(sr['ratio'])} (p={fx(sr['f_test_p'], 3)})" if a == w["asking_arm"] and sr["ratio"] is not None else ""
+        runs_cell = f"{v['n']} (+{v['no_tps']} without tps)" if v["no_tps"] else f"{v['n']}"
+        p(f"{lead} {runs_cell} | {fmt(v['mean'], 1)} | {fmt(v['sd'], 1)} | {pct(v['cv']) if v['cv'] is not None else 'n/a'} | {cell} |")
     p("\n### Every arm that asks\n")
     p("`auto-X` / `request` = patched auto with `rseq_slice_request = X` (a later lock layer's setting).\n")
     p("| workload | vCPUs | arm | tps / stock [95% CI] | tps / measure [95% CI] | desched/1000 xacts | desched / measure | grants/1000 xacts | yield | expired |")
     p("| --- | ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: |")
-    for w in res["workloads"]:
-        for a, v in w["asking_arms"].items():
-            p(f"| {w['name']} | {w['vcpus']} | {a} | {rcell(v['tps_ratio_to_stock'])} | {rcell(v['tps_ratio_to_measure'])} | "
-              f"{fx(v['desched_per_1000_xacts'], 2)} | {rcell(v['desched_ratio_to_measure'])} | {fx(v['grants_per_1000_xacts'], 2)} | "
-              f"{pct(v['grant_yield_fraction'])} | {pct(v['grant_expired_fraction'])} |")
+    for w, a, v, lead in arm_rows(res, "asking_arms"):
+        p(f"{lead} {rcell(v['tps_ratio_to_stock'])} | {rcell(v['tps_ratio_to_measure'])} | "
+          f"{fx(v['desched_per_1000_xacts'], 2)} | {rcell(v['desched_ratio_to_measure'])} | {fx(v['grants_per_1000_xacts'], 2)} | "
+          f"{pct(v['grant_yield_fraction'])} | {pct(v['grant_expired_fraction'])} |")
     p("\n### Where the backends were (pg_stat_activity samples)\n")
     p("Share of the sampled active client backends: on CPU (no wait event), waiting for an LWLock, in `SpinDelay` (spinlock or "
       "buffer header spin delay), waiting for a heavyweight lock, other waits; `top LWLock` = the most sampled LWLock wait event.\n")
     p("| workload | vCPUs | arm | samples | active per sample | CPU | LWLock | SpinDelay | Lock | other | top LWLock |")
     p("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    for w in res["workloads"]:
-        for a, v in w["waits"].items():
-            p(f"| {w['name']} | {w['vcpus']} | {a} | {v['samples']} | {fx(v['active_per_sample'], 1)} | {pct(v['cpu'])} | {pct(v['lwlock'])} | "
-              f"{pct(v['spin'])} | {pct(v['lock'])} | {pct(v['other'])} | {v['top_lwlock'] or '-'} |")
+    for w, a, v, lead in arm_rows(res, "waits"):
+        p(f"{lead} {v['samples']} | {fx(v['active_per_sample'], 1)} | {pct(v['cpu'])} | {pct(v['lwlock'])} | "
+          f"{pct(v['spin'])} | {pct(v['lock'])} | {pct(v['other'])} | {v['top_lwlock'] or '-'} |")
     p("\n## Where grants go, per tranche\n")
     p("From `tranches.csv` (pg_stat_rseq_tranche differences across every patched run; sums over the asking arm's runs). "
       "`grants` counts every grant seen when releasing the lock closed the outermost section, revoked ones included; "
