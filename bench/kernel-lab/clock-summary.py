@@ -2,7 +2,7 @@
 """clock-summary.py LABDIR: summary of a clock-lab run (bench/kernel-lab/clock-lab).
 
 Input: LABDIR with one folder per guest step (MODEL-bN, MODEL-hog; MODEL =
-icount1, icount2, tcg1, tcg2), each holding qemu-settings.txt (run-in-guest),
+icount1, icount2, rr2, tcg1, tcg2), each holding qemu-settings.txt (run-in-guest),
 host-load.csv, facts.txt, gaps.csv (probes/vcpu_gaps -c), micro.csv
 (extend-sched --csv), micro-stats.csv (kernel rseq/stats difference per
 extend-sched call); LABDIR/steps.csv (steplib.sh).
@@ -48,7 +48,7 @@ _spec = importlib.util.spec_from_file_location(
 _pg_summary = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_pg_summary)
 NAN, num, fmt, kv_file = _pg_summary.NAN, _pg_summary.num, _pg_summary.fmt, _pg_summary.kv_file
-STEP_RE = re.compile(r"^(icount|tcg)([12])-(b\d+|hog)$")
+STEP_RE = re.compile(r"^(icount|rr|tcg)([12])-(b\d+|hog)$")
 
 
 def pct(x):
@@ -108,7 +108,7 @@ def main(labdir):
         print(f"clock-summary.py: no step folders (MODEL-bN, MODEL-hog with qemu-settings.txt) in {labdir}", file=sys.stderr)
         return 1
     # order: model, then b1, b2, ..., hog
-    order = {"icount1": 0, "icount2": 1, "tcg1": 2, "tcg2": 3}
+    order = {"icount1": 0, "icount2": 1, "rr2": 2, "tcg1": 3, "tcg2": 4}
     steps = OrderedDict(sorted(steps.items(), key=lambda kv: (order[kv[1]["model"]], kv[1]["kind"] == "hog",
                                                               int(kv[1]["kind"][1:]) if kv[1]["kind"] != "hog" else 0)))
     for name, s in steps.items():
@@ -144,13 +144,13 @@ def main(labdir):
           "sampled every 5 s during the boot (2 host CPUs).\n")
 
     print("## Boots\n")
-    print("| step | clock | icount shift | vCPUs | kernel | host load mean (max) | host s | guest s | host s / guest s | clocksource |")
-    print("| --- | --- | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |")
+    print("| step | clock | icount shift | rr quantum | vCPUs | kernel | host load mean (max) | host s | guest s | host s / guest s | clocksource |")
+    print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |")
     for name, s in steps.items():
         q, f = s["set"], s["facts"]
         hs, gs = num(q.get("elapsed_s")), num(f.get("guest_uptime_end_s"))
         cs = f.get("clocksource", "?").split(" (")[0]
-        print(f"| {name} | {q.get('clock', '?')} | {q.get('icount_shift', '?')} | {q.get('smp', '?')} | {q.get('kernel_version', '?').split(' ')[0]} | "
+        print(f"| {name} | {q.get('clock', '?')} | {q.get('icount_shift', '?')} | {q.get('rr_quantum', '0' if q.get('clock') == 'icount' else 'NA')} | {q.get('smp', '?')} | {q.get('kernel_version', '?').split(' ')[0]} | "
               f"{fmt(s['load_mean'], 2)} ({fmt(s['load_max'], 2)}) | {fmt(hs)} | {fmt(gs, 1)} | {fmt(hs / gs if gs else NAN, 2)} | {cs} |")
     first = next(iter(steps.values()))["set"]
     print(f"\nqemu command line of the first boot (`{next(iter(steps))}/qemu-settings.txt`; every boot's is in its own file):\n")
@@ -203,7 +203,8 @@ def main(labdir):
         bnames = [n for n in names if steps[n]["kind"] != "hog"]
         q = steps[names[0]]["set"]
         mj = out["models"][model] = OrderedDict(
-            clock=q.get("clock"), vcpus=num(q.get("smp")), icount_shift=q.get("icount_shift"), boots=bnames,
+            clock=q.get("clock"), vcpus=num(q.get("smp")), icount_shift=q.get("icount_shift"),
+            rr_quantum=q.get("rr_quantum", "0" if q.get("clock") == "icount" else "NA"), boots=bnames,
             host_load1_mean={n: nan_none(steps[n]["load_mean"]) for n in names}, probe=OrderedDict(), micro=OrderedDict())
         for key, label, nd in PROBE_METRICS:
             per = {n: [num(r[key]) for r in steps[n]["gaps"]] for n in bnames}

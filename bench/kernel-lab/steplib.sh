@@ -1,4 +1,5 @@
-# steplib.sh: step bookkeeping shared by bench/kernel-lab/lab and clock-lab
+# steplib.sh: step bookkeeping shared by bench/kernel-lab/lab, clock-lab and
+# payoff-lab, plus two rr-model helpers (rr_quantum_ok, lab_qemu; below)
 # (sourced, not run). A lab is a list of named steps (mostly one guest boot
 # each) writing into one results folder OUT; these functions make it
 # resumable and timed.
@@ -32,6 +33,19 @@
 # (optional, set by the caller before step_run, copied to the note column).
 # Messages go to stderr prefixed with "${STEPS_PROG:-steps}:".
 
+# rr_quantum_ok VALUE: status 0 if VALUE is a vCPU turn the lab's patched
+# qemu accepts (QEMU_ICOUNT_RR_QUANTUM: 1024..65535 guest instructions) or 0
+# (qemu's own round robin); used by run-in-guest, lab, clock-lab, payoff-lab
+rr_quantum_ok() {
+    [[ ${1:-} =~ ^(0|[1-9][0-9]{3,4})$ ]] && { [ "$1" = 0 ] || { [ "$1" -ge 1024 ] && [ "$1" -le 65535 ]; }; }
+}
+# lab_qemu BUILDDIR: make sure the rr model's qemu is there: nothing if
+# KERNEL_LAB_QEMU names one, else bench/kernel-lab/build-qemu into
+# BUILDDIR/qemu-rr (cached by its stamp: under a second when up to date)
+lab_qemu() {
+    [ -n "${KERNEL_LAB_QEMU:-}" ] && return 0
+    "$(dirname "${BASH_SOURCE[0]}")/build-qemu" --build-dir "$1/qemu-rr" >&2
+}
 steps_say() { echo "${STEPS_PROG:-steps}: $*" >&2; }
 
 steps_init() {   # steps_init OUT FORCE SETTINGS_TEXT
