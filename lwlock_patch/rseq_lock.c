@@ -78,6 +78,8 @@ static rseq_slice_probe PgRseqProbe;
 static bool PgRseqProbed = false;
 /* This backend's slot, if attached. */
 static PgRseqSlot *PgRseqMySlot = NULL;
+/* set by PgRseqDetachBackend: the process is exiting and asks no more */
+static bool PgRseqDetached = false;
 
 #ifdef USE_ASSERT_CHECKING
 /*
@@ -361,6 +363,7 @@ PgRseqInitChild(bool postmaster_child)
 	MemSet(&PgRseqLocalCounters, 0, sizeof(PgRseqLocalCounters));
 	MemSet(PgRseqLocalRows, 0, sizeof(PgRseqLocalRows));
 	PgRseqMySlot = NULL;
+	PgRseqDetached = false;
 	PgRseqRows = PgRseqLocalRows;
 
 	if (!postmaster_child || !PgRseqProbed)
@@ -503,12 +506,21 @@ PgRseqAttachBackend(int procno, int backend_type)
 }
 
 /*
- * PgRseqDetachBackend: stop counting into the slot.  Called by
- * ProcKill/AuxiliaryProcKill while holding ProcStructLock, just before the
- * PGPROC (and so the slot) can be handed to a new process.  The slot keeps
- * its counts for the totals.  Sections entered after this point (the
- * release of ProcStructLock and anything later in this process's exit) are
- * not counted.
+ * PgRseqDetachBackend: stop counting into the slot and stop asking the
+ * kernel.  Called by ProcKill/AuxiliaryProcKill while holding
+ * ProcStructLock, just before the PGPROC (and so the slot) can be handed to
+ * a new process.  The slot keeps its counts for the totals.  Sections
+ * entered after this point (the release of ProcStructLock and anything
+ * later in this process's exit) are not counted, so they must not ask
+ * either: a grant the kernel counts (s_granted) but no slot does would
+ * leave pg_rseq's totals below the kernel's.  Measured in the kernel lab
+ * (bench/results/kernel-lab/payoff-20261201-v1-kstats, lock layer 79fde02,
+ * detach without the switch): pg_rseq 1-3 grants below the kernel in 2 of
+ * 8 runs.  The switch to off happens at once if no section is open, else
+ * when ProcStructLock's section closes (rseq_slice_set_mode defers it);
+ * a grant of that one section is the only one left uncounted.  From here
+ * on a reload of rseq_slice_mode no longer switches this process
+ * (assign_rseq_slice_mode).
  */
 void
 PgRseqDetachBackend(void)
@@ -517,6 +529,9 @@ PgRseqDetachBackend(void)
 
 	if (slot == NULL)
 		return;
+	PgRseqDetached = true;
+	if (PgRseqProbed)
+		(void) rseq_slice_set_mode(&PgRseqState, RSEQ_SLICE_MODE_OFF);
 	MemSet(&PgRseqLocalCounters, 0, sizeof(PgRseqLocalCounters));
 	MemSet(PgRseqLocalRows, 0, sizeof(PgRseqLocalRows));
 	PgRseqState.ctr = &PgRseqLocalCounters;
@@ -758,8 +773,8 @@ assign_rseq_slice_mode(int newval, void *extra)
 {
 	rseq_slice_mode mode;
 
-	if (!PgRseqProbed)
-		return;					/* applied at set-up */
+	if (!PgRseqProbed || PgRseqDetached)
+		return;					/* applied at set-up; off after detach */
 	mode = PgRseqResolve(newval);
 	if (PgRseqState.mode == RSEQ_SLICE_MODE_OFF)
 	{
