@@ -63,6 +63,17 @@ constexpr int kForkSleepSections = 20;
  * this many such sections (a few instructions per 100 us section).
  */
 constexpr int kSleepMaxSwitchOutside = 2;
+/*
+ * The legacy path clears rseq_cs at every return to user space that handles
+ * TIF_NOTIFY_RESUME, not only after a switch: task work queued with
+ * TWA_RESUME raises it too, e.g. the mm_cid scan that sched_tick() queues
+ * through task_tick_mm_cid() (Linux 6.4 and later, at most once per
+ * 100 ms per task).  A tick that lands while the thread runs inside a
+ * section (the nanosleep's entry or exit) so reports a deschedule without
+ * a switch: seen once in 200 sections on 6.18.44 (a CI run of
+ * 2026-12-01).  At most this many such sections.
+ */
+constexpr int kSleepMaxEventUnswitched = 2;
 /* Sections holding nothing: the marker must (nearly) never be cleared. */
 constexpr int kTightSections = 10000;
 constexpr int kTightMaxDescheduled = 50;
@@ -85,7 +96,7 @@ struct MarkerRun
 	uint64_t	events = 0;			/* leaves that returned EV_DESCHEDULED */
 	uint64_t	switched = 0;		/* sleeping sections in which the kernel counted a switch */
 	uint64_t	switch_unreported = 0;	/* ... and whose leave reported none */
-	uint64_t	event_unswitched = 0;	/* reported sections without any switch: must be 0 */
+	uint64_t	event_unswitched = 0;	/* reported sections without any switch (kSleepMaxEventUnswitched) */
 	uint64_t	sections = 0;
 	uint64_t	cs_after = 1;		/* rseq_cs after the runs: 0 or our marker */
 	uint64_t	cs_after_off = 1;	/* rseq_cs after the switch to off: 0 */
@@ -292,15 +303,17 @@ MarkerRun SleepCounts(std::map<std::string, std::string> &kv, const std::string 
 /*
  * A legacy registration reports every context switch inside a section by
  * clearing rseq_cs (shared/docs/rseq-slice-abi.md: 200 of 200 on 6.18): a
- * reported section had a switch (exact), a switched one was reported (but
- * for a switch just outside it), and nearly all sleeps switched.
+ * reported section had a switch (but for a tick's task work, see
+ * kSleepMaxEventUnswitched), a switched one was reported (but for a switch
+ * just outside it), and nearly all sleeps switched.
  */
 void ExpectSleepsReported(const MarkerRun &r, int sleeps)
 {
 	/* at least 9 in 10 sleeps must really switch, or the test checks nothing */
 	const uint64_t min_switched = (uint64_t) sleeps * 9 / 10;
 
-	EXPECT_EQ(r.event_unswitched, 0u) << "a deschedule reported where the kernel counted no switch";
+	EXPECT_LE(r.event_unswitched, (uint64_t) kSleepMaxEventUnswitched)
+		<< "deschedules reported where the kernel counted no switch, of " << r.events;
 	EXPECT_LE(r.switch_unreported, (uint64_t) kSleepMaxSwitchOutside)
 		<< "switches in " << r.switched << " sections, reported in " << r.events;
 	EXPECT_GE(r.switched, min_switched) << "the sleeps did not switch";
