@@ -530,8 +530,8 @@ PgRseqDetachBackend(void)
 	if (slot == NULL)
 		return;
 	PgRseqDetached = true;
-	if (PgRseqProbed)
-		(void) rseq_slice_set_mode(&PgRseqState, RSEQ_SLICE_MODE_OFF);
+	/* attached implies probed: PgRseqInitChild ran first */
+	(void) rseq_slice_set_mode(&PgRseqState, RSEQ_SLICE_MODE_OFF);
 	MemSet(&PgRseqLocalCounters, 0, sizeof(PgRseqLocalCounters));
 	MemSet(PgRseqLocalRows, 0, sizeof(PgRseqLocalRows));
 	PgRseqState.ctr = &PgRseqLocalCounters;
