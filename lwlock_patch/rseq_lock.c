@@ -61,7 +61,9 @@ char		PgRseqModeWhy[256] = "not set up yet";
  * setting says; PgRseqAsk may differ from it only where the adaptive
  * policy paused a row.
  */
-uint8		PgRseqAsk[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
+PgRseqAskRow PgRseqAskRows[PG_RSEQ_NROWS] = {
+	[0 ... PG_RSEQ_NROWS - 1] = {.open_word = RSEQ_SLICE_OPEN_WORD(1)}
+};
 static uint8 PgRseqAskBase[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
 
 /* Adaptive policy state, per row, this backend only (rseq_slice_adapt_step) */
@@ -121,7 +123,7 @@ static void
 PgRseqAdapt(int row, unsigned events)
 {
 	rseq_slice_adapt *a = &PgRseqAdaptState[row];
-	unsigned	before = PgRseqAsk[row];
+	unsigned	before = PgRseqAsk(row);
 	unsigned	grants = a->grants + 1,
 				yielded = a->yielded + ((events & RSEQ_SLICE_EV_YIELDED) ? 1 : 0);
 	unsigned	after;
@@ -131,7 +133,7 @@ PgRseqAdapt(int row, unsigned events)
 	after = rseq_slice_adapt_step(a, before, events);
 	if (after == before)
 		return;
-	PgRseqAsk[row] = (uint8) after;
+	PgRseqSetAsk(row, after);
 	if (after == 0)
 		elog(DEBUG1, "rseq slice extension: %s stops asking (%u of %u grants ended inside the extension)",
 			 PgRseqRowName(row), yielded, grants);
@@ -160,7 +162,7 @@ PgRseqApplyRequestPolicy(int policy)
 				ask = 0;
 		}
 		PgRseqAskBase[row] = ask;
-		PgRseqAsk[row] = ask;
+		PgRseqSetAsk(row, ask);
 		memset(&PgRseqAdaptState[row], 0, sizeof(PgRseqAdaptState[row]));
 	}
 }

@@ -142,27 +142,58 @@ extern void PgRseqNoteEvents(int row, unsigned events);
 extern void PgRseqNoteEventsCtx(long ctx, unsigned events);
 
 /*
- * The request policy (GUC rseq_slice_request, rseq_lock.c): PgRseqAsk[row]
- * is 1 if an outermost section of that row asks the kernel for an
- * extension, 0 if not (process-local, rewritten when the setting changes;
- * the adaptive policy also clears and sets entries at run time).  Spinlock,
- * buffer header and wait-list sections always ask: their waiters spin.
+ * Byte offset of a row in PgRseqRows and in PgRseqAskRows (both have the
+ * stride sizeof(PgRseqRowCounters)).  LWLockInitialize caches it in the
+ * lock (LWLock.rseq_row_off), so that an LWLock entry finds its row with one
+ * load of the lock's own first bytes instead of loading the tranche,
+ * clamping it and multiplying by 48: 5 instructions less per LWLock entry
+ * (objdump of LWLockAcquire, gcc 12; bench/results/callgrind/README.md).
  */
-extern PGDLLIMPORT uint8 PgRseqAsk[PG_RSEQ_NROWS];
+#define PgRseqRowOffset(tranche) \
+	((uint16) (PgRseqTrancheRow(tranche) * sizeof(PgRseqRowCounters)))
+StaticAssertDecl(PG_RSEQ_NROWS * sizeof(PgRseqRowCounters) <= PG_UINT16_MAX,
+				 "a row offset must fit in LWLock.rseq_row_off (uint16)");
+
+/*
+ * The request policy (GUC rseq_slice_request, rseq_lock.c): PgRseqAsk(row)
+ * is 1 if an outermost section of that row asks the kernel for an
+ * extension, 0 if not (process-local, rewritten when the setting changes
+ * with PgRseqSetAsk; the adaptive policy also clears and sets entries at
+ * run time).  Spinlock, buffer header and wait-list sections always ask:
+ * their waiters spin.  Each row holds the open word of port/rseq_slice.h
+ * (RSEQ_SLICE_OPEN_WORD(ask): the low byte is ask), with the stride of
+ * PgRseqRows, so that the LWLock entry reads it at the lock's row offset
+ * (PgRseqRowOffset) and opens its section with one store
+ * (rseq_slice_enter_request_word).
+ */
+typedef struct PgRseqAskRow
+{
+	uint64		open_word;		/* RSEQ_SLICE_OPEN_WORD(ask) */
+	uint8		pad[sizeof(PgRseqRowCounters) - sizeof(uint64)];
+} PgRseqAskRow;
+
+extern PGDLLIMPORT PgRseqAskRow PgRseqAskRows[PG_RSEQ_NROWS];
+#define PgRseqAsk(row) ((uint8) PgRseqAskRows[row].open_word)
+#define PgRseqSetAsk(row, ask) \
+	(PgRseqAskRows[row].open_word = RSEQ_SLICE_OPEN_WORD(ask))
+/* the open word of the row at byte offset `off` */
+#define PgRseqOpenWordAtOffset(off) \
+	((const volatile uint64 *) ((const char *) PgRseqAskRows + (off)))
 
 /*
  * On the measure path the policy is only needed if the rare path runs (the
- * slow path of upstream with detail, or poc): PgRseqEnterLWLock passes
- * PG_RSEQ_ASK_ROW(row) instead of PgRseqAsk[row] there, and the rare path
- * looks the row up (PgRseqAskOf), so that the fast path does not load it
- * (gcc 12 hoisted that load above the branch: 2 instructions per LWLock
- * entry in mode measure, objdump).
+ * slow path of upstream with detail, or poc): PgRseqEnterLWLockAt passes
+ * PG_RSEQ_ASK_OFF(off) instead of the policy there, and the rare path looks
+ * it up (PgRseqAskOf), so that the fast path does not load it (gcc 12
+ * hoisted that load above the branch: 2 instructions per LWLock entry in
+ * mode measure, objdump).
  */
-#define PG_RSEQ_ASK_ROW_FLAG	0x10000u
-#define PG_RSEQ_ASK_ROW(row)	(PG_RSEQ_ASK_ROW_FLAG | (unsigned) (row))
+#define PG_RSEQ_ASK_OFF_FLAG	0x10000u
+#define PG_RSEQ_ASK_OFF(off)	(PG_RSEQ_ASK_OFF_FLAG | (unsigned) (off))
 #define PgRseqAskOf(ask) \
-	((ask) >= PG_RSEQ_ASK_ROW_FLAG ? \
-	 (unsigned) PgRseqAsk[(ask) - PG_RSEQ_ASK_ROW_FLAG] : (unsigned) (ask))
+	((ask) >= PG_RSEQ_ASK_OFF_FLAG ? \
+	 (unsigned) (uint8) *PgRseqOpenWordAtOffset((ask) - PG_RSEQ_ASK_OFF_FLAG) : \
+	 (unsigned) (ask))
 
 /* Enter a section for a lock of `kind` (before or right after taking it). */
 static pg_attribute_always_inline void
@@ -213,35 +244,39 @@ PgRseqLeave(unsigned kind, int row)
 	PgRseqLeaveCtx(kind, (long) row);
 }
 
-/* The row of a tranche ID given as a size_t (full width: no extension). */
-#define PgRseqTrancheRowWide(t) \
-	((t) < PG_RSEQ_ROW_OTHER ? (t) : (size_t) PG_RSEQ_ROW_OTHER)
-
 /*
  * LWLocks: also count the acquisition against the lock's tranche (every
  * mode but off; this is also the LWLock entry count, see rseq_stats.h).
+ * `off` is the tranche's row offset (PgRseqRowOffset), cached in the lock:
+ * the measure path is then 2 instructions for the count (load PgRseqRows,
+ * add to memory), and the request path opens an outermost section with
+ * one load of the policy's open word and one store.
  */
+static pg_attribute_always_inline void
+PgRseqEnterLWLockAt(uint16 row_off)
+{
+	size_t		off = row_off;	/* widened before the dispatch: on 16 bits
+								 * gcc 12 adds a movzwl (objdump) */
+
+	PG_RSEQ_DISPATCH(off_path, other);
+	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
+								 PG_RSEQ_ASK_OFF(off));
+	goto count;
+other:
+	/* the rare path of the request path never needs ask: pass 0 */
+	rseq_slice_enter_request_word(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
+								  PgRseqAskRows, off, 0);
+count:
+	((PgRseqRowCounters *) ((char *) PgRseqRows + off))->acquisitions++;
+off_path:
+	PgRseqHeldInc(PG_RSEQ_KIND_LWLOCK);
+}
+
+/* The same from a tranche ID (LWLockScanBegin: not the fast path). */
 static pg_attribute_always_inline void
 PgRseqEnterLWLock(uint16 tranche)
 {
-	size_t		t = tranche,	/* widened before the dispatch: computed on
-								 * 16 bits, gcc 12 adds a movzwl (objdump) */
-				row;
-
-	PG_RSEQ_DISPATCH(off, other);
-	row = PgRseqTrancheRowWide(t);
-	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
-								 PG_RSEQ_ASK_ROW(row));
-	goto count;
-other:
-	row = PgRseqTrancheRowWide(t);
-	/* the rare path of the request path never needs ask: pass 0 */
-	rseq_slice_enter_request_at(&PgRseqState, PG_RSEQ_KIND_LWLOCK,
-								&PgRseqAsk[row], 0, 0);
-count:
-	PgRseqRows[row].acquisitions++;
-off:
-	PgRseqHeldInc(PG_RSEQ_KIND_LWLOCK);
+	PgRseqEnterLWLockAt(PgRseqRowOffset(tranche));
 }
 
 /*

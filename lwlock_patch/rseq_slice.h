@@ -290,9 +290,16 @@ typedef struct rseq_slice_state
 	uint8_t		in_wait;		/* between wait_begin and wait_end: the depth
 								 * of the waiting section (capped at 255), 0
 								 * if none; callers test it to skip wait_end */
+	uint8_t		unused7;		/* 0 */
+	/*
+	 * asked, open_pad and depth form one 64-bit word (offsets 8-15) that an
+	 * outermost entry with a policy table can write with one store
+	 * (RSEQ_SLICE_OPEN_WORD, rseq_slice_enter_request_word).
+	 */
 	uint8_t		asked;			/* what the open request window wrote to
 								 * `request` (1: asked, 0: the section's lock
 								 * does not ask, see rseq_slice_enter_ask) */
+	uint8_t		open_pad[3];	/* 0 */
 	uint32_t	depth;			/* nesting depth: sections entered, not left
 								 * (not kept in mode off) */
 	volatile rseq_slice_area *fast_area;	/* what the inline path reads:
@@ -310,6 +317,17 @@ typedef struct rseq_slice_state
 } rseq_slice_state;
 
 RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, path) == 0, "path first");
+RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, asked) == 8 &&
+						 offsetof(rseq_slice_state, depth) == 12,
+						 "asked and depth share the open word");
+
+/*
+ * RSEQ_SLICE_OPEN_WORD(ask): the 64-bit value of the open word (asked,
+ * open_pad, depth) at the start of an outermost section that asks `ask`
+ * (0 or 1): asked = ask, depth = 1.  Its low byte is `ask`, the value to
+ * write to `request`.  x86_64 (little endian) only, like the fast path.
+ */
+#define RSEQ_SLICE_OPEN_WORD(ask) ((uint64_t) (uint8_t) (ask) | ((uint64_t) 1 << 32))
 
 /* The desched_levels bit of the lock entered at depth d + 1. */
 #define RSEQ_SLICE_LEVEL_BIT(d) (1u << ((d) < 31 ? (d) : 31))
@@ -646,6 +664,59 @@ outermost:
 	s->depth = 1;
 	s->asked = v;
 	a->slice.ctrl.request = v;
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
+	RSEQ_SLICE_BARRIER();
+}
+
+/*
+ * rseq_slice_enter_request_word: the same with the policy given as an open
+ * word (RSEQ_SLICE_OPEN_WORD) at byte offset `off` of the table `words`,
+ * read in the outermost branch only: one load and one store set asked and
+ * depth, and the word's low byte is the request (3 instructions less than
+ * rseq_slice_enter_request_at with a byte table; objdump of LWLockAcquire,
+ * gcc 12).  For a caller that keeps its policy as a table of open words
+ * (PostgreSQL's PgRseqAskRows).  On x86_64 the load is an asm volatile
+ * with an indexed operand: a volatile C read was not hoisted either, but
+ * gcc computed its address with an extra add.
+ */
+RSEQ_SLICE_INLINE uint64_t
+rseq_slice_load_word(const void *words, size_t off)
+{
+	uint64_t	w;
+
+#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
+	__asm__ __volatile__("movq (%1,%2), %0" : "=r"(w) : "r"(words), "r"(off) : "memory");
+#else
+	w = *(const volatile uint64_t *) ((const char *) words + off);
+#endif
+	return w;
+}
+
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_request_word(rseq_slice_state *s, unsigned kind,
+							  const void *words, size_t off, unsigned hook_ask)
+{
+	volatile rseq_slice_area *a = s->fast_area;
+	uint64_t	w;
+
+	RSEQ_SLICE_IF_ZERO32(s->depth, outermost);
+	s->depth++;
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
+	RSEQ_SLICE_BARRIER();
+	return;
+outermost:
+	w = rseq_slice_load_word(words, off);
+#if RSEQ_SLICE_SUPPORTED
+	/* asked = ask, open_pad = 0, depth = 1: one 8-byte store (x86_64) */
+	__builtin_memcpy((char *) s + offsetof(rseq_slice_state, asked), &w,
+					 sizeof(w));
+#else
+	s->asked = (uint8_t) w;
+	s->depth = 1;
+#endif
+	a->slice.ctrl.request = (uint8_t) w;
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
 		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
 	RSEQ_SLICE_BARRIER();
