@@ -492,6 +492,11 @@ def markdown(labdir, res):
                 for line in f:
                     p(f"    {line.rstrip()}")
             p("")
+    if _pg.sst is None:
+        p("**No intervals: python3-scipy is not installed** (every 95 % interval, p-value and F test below is n/a; "
+          "`apt-get install python3-scipy`, then run `bench/kernel-lab/payoff-summary.py` on this folder again).")
+        p("")
+        print("payoff-summary: python3-scipy is not installed: intervals, p-values and F tests are n/a", file=sys.stderr)
     p("## Workloads\n")
     p("Ratios are geometric means of the per-round ratios with 95 % t intervals (rounds interleave the arms in Williams order, both servers up). "
       "`desched/1000 sect` = holders descheduled per 1000 lock sections, from deschedules per transaction and the sections per "

@@ -46,6 +46,19 @@ lab_qemu() {
     [ -n "${KERNEL_LAB_QEMU:-}" ] && return 0
     "$(dirname "${BASH_SOURCE[0]}")/build-qemu" --build-dir "$1/qemu-rr" >&2
 }
+# lab_scipy: make sure python3-scipy is installed (the summaries' 95 % t
+# intervals, p-values and F tests need it; without it they print n/a):
+# apt-get install through tools/apt-get-wait, which waits
+# APT_LOCK_TIMEOUT s (default 600) while another apt or dpkg holds the
+# lock, saying which process.  Status 1 (and a message) if it cannot.
+lab_scipy() {
+    /usr/bin/python3 -c 'import scipy' 2>/dev/null && return 0
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo env DEBIAN_FRONTEND=noninteractive APT_LOCK_TIMEOUT="${APT_LOCK_TIMEOUT:-600}" \
+        "$(dirname "${BASH_SOURCE[0]}")/../../tools/apt-get-wait" \
+        install -y -q --no-install-recommends python3-scipy >/dev/null ||
+        { echo "${STEPS_PROG:-steps}: apt-get install python3-scipy failed: the summary's intervals would be n/a" >&2; return 1; }
+}
 steps_say() { echo "${STEPS_PROG:-steps}: $*" >&2; }
 
 steps_init() {   # steps_init OUT FORCE SETTINGS_TEXT

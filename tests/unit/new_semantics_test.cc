@@ -148,6 +148,88 @@ TEST_F(Path, AskZeroOpensNoRequest)
 	}
 }
 
+/*
+ * rseq_slice_enter_request_word (PostgreSQL's LWLock entry on the request
+ * path): an outermost section opened from a table of open words (stride 48
+ * like PgRseqAskRows) takes asked, depth and request from the word at the
+ * given byte offset, with open_pad left 0 and the bytes before asked
+ * untouched; a nested section changes only the depth, whatever its row
+ * says; the close sees nothing when nothing happened and when the row does
+ * not ask, and a revoked grant when the kernel cleared the request.
+ */
+TEST_F(Path, OpenWordTable)
+{
+	struct Row
+	{
+		uint64_t	word;
+		unsigned char pad[40];
+	};
+	Row			rows[3];
+
+	static_assert(sizeof(Row) == 48, "stride of PgRseqAskRows");
+	EXPECT_EQ(RSEQ_SLICE_OPEN_WORD(1), UINT64_C(0x100000001));
+	EXPECT_EQ(RSEQ_SLICE_OPEN_WORD(0), UINT64_C(0x100000000));
+	memset(rows, 0xa5, sizeof(rows));
+	rows[0].word = RSEQ_SLICE_OPEN_WORD(1);
+	rows[1].word = RSEQ_SLICE_OPEN_WORD(0);
+	rows[2].word = RSEQ_SLICE_OPEN_WORD(1);
+
+	memset(&ctr, 0, sizeof(ctr));
+	rseq_test::yield_calls = 0;
+	Init(RSEQ_SLICE_MODE_UPSTREAM);
+	rseq_slice_set_detail(&s, 0);
+	ASSERT_EQ(rseq_slice_path(&s), RSEQ_SLICE_PATH_REQUEST);
+	const rseq_slice_state before = s;
+
+	rseq_slice_enter_request_word(&s, 2, rows, 2 * sizeof(Row), 0);
+	EXPECT_EQ(s.depth, 1u);
+	EXPECT_EQ(s.asked, 1);
+	EXPECT_EQ(request(), 1);
+	EXPECT_EQ(s.open_pad[0] | s.open_pad[1] | s.open_pad[2], 0);
+	EXPECT_EQ(memcmp(&s, &before, offsetof(rseq_slice_state, asked)), 0)
+		<< "path, mode and the other bytes before asked are not written";
+	EXPECT_TRUE(marked()) << "the first section arms the marker";
+
+	/* nested, from a row that does not ask: only the depth changes */
+	rseq_slice_enter_request_word(&s, 2, rows, 1 * sizeof(Row), 0);
+	EXPECT_EQ(s.depth, 2u);
+	EXPECT_EQ(s.asked, 1);
+	EXPECT_EQ(request(), 1);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(request(), 1) << "the outermost section still asks";
+	EXPECT_EQ(rseq_slice_leave(&s), 0u);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(s.depth, 0u);
+
+	/* outermost from the row that does not ask */
+	rseq_slice_enter_request_word(&s, 2, rows, 1 * sizeof(Row), 0);
+	EXPECT_EQ(s.depth, 1u);
+	EXPECT_EQ(s.asked, 0);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(rseq_slice_leave(&s), 0u) << "not asked is not revoked";
+
+	/* asked, and the kernel cleared the request without a grant */
+	rseq_slice_enter_request_word(&s, 2, rows, 0, 0);
+	EXPECT_EQ(request(), 1);
+	set_request(0);
+	unsigned	ev = rseq_slice_leave(&s);
+
+	EXPECT_TRUE(ev & RSEQ_SLICE_EV_REVOKED);
+	EXPECT_EQ(ctr.revoked, 1u);
+	EXPECT_EQ(rseq_test::yield_calls, 1u) << "a revoked grant is yielded too";
+
+	/* asked and granted: the close yields */
+	rseq_slice_enter_request_word(&s, 2, rows, 2 * sizeof(Row), 0);
+	set_request(0);
+	set_granted(1);
+	ev = rseq_slice_leave(&s);
+	EXPECT_TRUE(ev & RSEQ_SLICE_EV_GRANTED);
+	EXPECT_EQ(ctr.grants, 2u) << "the revoked one and this one";
+	EXPECT_EQ(rseq_test::yield_calls, 2u);
+	EXPECT_EQ(s.depth, 0u);
+	EXPECT_EQ(s.path, before.path);
+}
+
 /* After init, without and with detail: the exact byte for every mode. */
 TEST_F(Path, AfterInitEveryMode)
 {
