@@ -621,13 +621,26 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
  * until the kernel clears it; it then acts as the marker.
  */
 /* The bodies of rseq_slice_enter after the dispatch (see RSEQ_SLICE_DISPATCH). */
+/*
+ * rseq_slice_enter_check: the marker check of an entry whose depth is
+ * already counted (a cleared rseq_cs: the rare path), then the barrier that
+ * orders the section's stores before the lock's own accesses.
+ */
+RSEQ_SLICE_INLINE void
+rseq_slice_enter_check(rseq_slice_state *s, volatile rseq_slice_area *a,
+					   unsigned kind, unsigned ask)
+{
+	(void) s;					/* the thunk hooks do not use it */
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
+		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask);
+	RSEQ_SLICE_BARRIER();
+}
+
 RSEQ_SLICE_INLINE void
 rseq_slice_enter_measure_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
 {
 	s->depth++;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(s->fast_area)))
-		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask);
-	RSEQ_SLICE_BARRIER();
+	rseq_slice_enter_check(s, s->fast_area, kind, ask);
 }
 
 /*
@@ -638,47 +651,30 @@ rseq_slice_enter_measure_ask(rseq_slice_state *s, unsigned kind, unsigned ask)
  * is written out in both branches: one jump less per section.  `requests`
  * is a detail counter (the slow path counts it): 2-3 instructions per
  * outermost section otherwise (bench/results/callgrind/README.md).
- */
-/*
- * rseq_slice_enter_request_at: the same with the policy read from *askp
- * (0 or 1) in the outermost branch only, or `ask` if askp is NULL.  The
- * read is volatile so that the compiler cannot hoist it above the depth
- * test (gcc 12 did with a plain value: 2 instructions per nested section).
+ * rseq_slice_enter_request: the policy `ask` (0 or 1) given by value.
  */
 RSEQ_SLICE_INLINE void
-rseq_slice_enter_request_at(rseq_slice_state *s, unsigned kind,
-							const volatile uint8_t *askp, unsigned ask,
-							unsigned hook_ask)
+rseq_slice_enter_request(rseq_slice_state *s, unsigned kind, unsigned ask,
+						 unsigned hook_ask)
 {
 	volatile rseq_slice_area *a = s->fast_area;
-	uint8_t		v;
 
 	RSEQ_SLICE_IF_ZERO32(s->depth, outermost);
 	s->depth++;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
-	RSEQ_SLICE_BARRIER();
+	rseq_slice_enter_check(s, a, kind, hook_ask);
 	return;
 outermost:
-	v = askp != NULL ? *askp : (uint8_t) ask;
 	s->depth = 1;
-	s->asked = v;
-	a->slice.ctrl.request = v;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
-	RSEQ_SLICE_BARRIER();
+	s->asked = (uint8_t) ask;
+	a->slice.ctrl.request = (uint8_t) ask;
+	rseq_slice_enter_check(s, a, kind, hook_ask);
 }
 
 /*
- * rseq_slice_enter_request_word: the same with the policy given as an open
- * word (RSEQ_SLICE_OPEN_WORD) at byte offset `off` of the table `words`,
- * read in the outermost branch only: one load and one store set asked and
- * depth, and the word's low byte is the request (3 instructions less than
- * rseq_slice_enter_request_at with a byte table; objdump of LWLockAcquire,
- * gcc 12).  For a caller that keeps its policy as a table of open words
- * (PostgreSQL's PgRseqAskRows).  On x86_64 the load is an asm volatile
- * with an indexed operand: a volatile C read was not hoisted either, but
- * gcc computed its address with an extra add.
+ * rseq_slice_load_word: the 8 bytes at byte offset `off` of `words`.  On
+ * x86_64 an asm volatile with an indexed operand: a volatile C read was not
+ * hoisted above the depth test either, but gcc 12 computed its address
+ * with an extra add (objdump of LWLockAcquire).
  */
 RSEQ_SLICE_INLINE uint64_t
 rseq_slice_load_word(const void *words, size_t off)
@@ -693,6 +689,15 @@ rseq_slice_load_word(const void *words, size_t off)
 	return w;
 }
 
+/*
+ * rseq_slice_enter_request_word: rseq_slice_enter_request with the policy
+ * given as an open word (RSEQ_SLICE_OPEN_WORD) at byte offset `off` of the
+ * table `words`, read in the outermost branch only: one load and one store
+ * set asked and depth, and the word's low byte is the request (3
+ * instructions less than a byte table read through a volatile pointer;
+ * objdump of LWLockAcquire, gcc 12).  For a caller that keeps its policy
+ * as a table of open words (PostgreSQL's PgRseqAskRows).
+ */
 RSEQ_SLICE_INLINE void
 rseq_slice_enter_request_word(rseq_slice_state *s, unsigned kind,
 							  const void *words, size_t off, unsigned hook_ask)
@@ -702,9 +707,7 @@ rseq_slice_enter_request_word(rseq_slice_state *s, unsigned kind,
 
 	RSEQ_SLICE_IF_ZERO32(s->depth, outermost);
 	s->depth++;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
-	RSEQ_SLICE_BARRIER();
+	rseq_slice_enter_check(s, a, kind, hook_ask);
 	return;
 outermost:
 	w = rseq_slice_load_word(words, off);
@@ -717,16 +720,7 @@ outermost:
 	s->depth = 1;
 #endif
 	a->slice.ctrl.request = (uint8_t) w;
-	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
-		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, hook_ask);
-	RSEQ_SLICE_BARRIER();
-}
-
-RSEQ_SLICE_INLINE void
-rseq_slice_enter_request(rseq_slice_state *s, unsigned kind, unsigned ask,
-						 unsigned hook_ask)
-{
-	rseq_slice_enter_request_at(s, kind, NULL, ask, hook_ask);
+	rseq_slice_enter_check(s, a, kind, hook_ask);
 }
 
 RSEQ_SLICE_INLINE void
