@@ -7,6 +7,7 @@ SELECT pg_rseq_test_error_in_lwlocks(65);
 SELECT pg_rseq_test_error_in_lwlocks(2147483647);
 SELECT pg_rseq_test_error_in_lwlocks('many');
 SELECT pg_rseq_test_error_in_lwlocks(0);
+SELECT pg_rseq_test_error_in_lwlocks(1);
 SELECT pg_rseq_test_signal_in_lwlocks(NULL);
 SELECT pg_rseq_test_signal_in_lwlocks(-1);
 SELECT pg_rseq_test_signal_in_lwlocks(65);

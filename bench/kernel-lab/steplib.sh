@@ -59,6 +59,19 @@ lab_scipy() {
         install -y -q --no-install-recommends python3-scipy >/dev/null ||
         { echo "${STEPS_PROG:-steps}: apt-get install python3-scipy failed: the summary's intervals would be n/a" >&2; return 1; }
 }
+# list_ok OPTION VALUE: status 0 if the comma list VALUE has no empty entry
+# (",," or a leading/trailing comma) and no entry twice; else a message on
+# stderr ("OPTION: empty entry in 'VALUE'" / "OPTION: 'x' given twice")
+# and status 1.  For --steps, --workloads, --vN-workloads, --arms.
+list_ok() {
+    local opt=$1 v=$2 e seen=,
+    case ,$v, in *,,*) echo "${STEPS_PROG:-steps}: $opt: empty entry in '$v'" >&2; return 1 ;; esac
+    IFS=, read -r -a _l <<< "$v"
+    for e in "${_l[@]}"; do
+        case $seen in *",$e,"*) echo "${STEPS_PROG:-steps}: $opt: '$e' given twice in '$v'" >&2; return 1 ;; esac
+        seen=$seen$e,
+    done
+}
 steps_say() { echo "${STEPS_PROG:-steps}: $*" >&2; }
 
 steps_init() {   # steps_init OUT FORCE SETTINGS_TEXT

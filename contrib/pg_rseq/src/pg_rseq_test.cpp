@@ -128,13 +128,15 @@ PG_RSEQ_FUNCTION(pg_rseq_test_error_in_lwlocks)
 #if PG_RSEQ_PATCHED
 	ereport(ERROR,
 			(errcode(ERRCODE_RAISE_EXCEPTION),
-			 errmsg("pg_rseq test error while holding %d LWLocks", n),
+			 errmsg_plural("pg_rseq test error while holding %d LWLock",
+						   "pg_rseq test error while holding %d LWLocks", n, n),
 			 errdetail("rseq nesting depth at the error: %u.",
 					   static_cast<unsigned>(PgRseqState.depth))));
 #else
 	ereport(ERROR,
 			(errcode(ERRCODE_RAISE_EXCEPTION),
-			 errmsg("pg_rseq test error while holding %d LWLocks", n)));
+			 errmsg_plural("pg_rseq test error while holding %d LWLock",
+						   "pg_rseq test error while holding %d LWLocks", n, n)));
 #endif
 	PG_RETURN_VOID();
 }
