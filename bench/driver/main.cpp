@@ -537,12 +537,13 @@ void Runner::run_round_once(Cluster& cl, const Side& s, const Workload& w, const
         rename(logp.c_str(), moved.c_str());
         throw KilledFromOutside{st, moved};
     }
-    if (st != 0 || !parse_pgbench(out, r) || !(r.tps > 0)) {
+    const bool parsed = st == 0 && parse_pgbench(out, r);
+    if (!parsed || !(r.tps > 0)) {
         std::string tail = out.size() > 3000 ? out.substr(out.size() - 3000) : out;
         // pgbench exits 0 when the run ends before any transaction finished
         // (e.g. 3000 connections take longer than -T): say that, not "status 0"
         std::string why = st != 0 ? fmt("pgbench exited with status %d", st)
-                          : !parse_pgbench(out, r) ? std::string("pgbench's output has no tps line")
+                          : !parsed ? std::string("pgbench's output has no tps line")
                           : fmt("pgbench finished no transaction in %d s (connecting %d clients may take "
                                 "longer than --duration: raise it)", r.duration, cfg.clients);
         throw Error(fmt("%s (round %d, %s c=%d side %c); %s:\n", why.c_str(), r.index,

@@ -64,10 +64,10 @@ lab_scipy() {
 # stderr ("OPTION: empty entry in 'VALUE'" / "OPTION: 'x' given twice")
 # and status 1.  For --steps, --workloads, --vN-workloads, --arms.
 list_ok() {
-    local opt=$1 v=$2 e seen=,
+    local opt=$1 v=$2 e seen=, entries
     case ,$v, in *,,*) echo "${STEPS_PROG:-steps}: $opt: empty entry in '$v'" >&2; return 1 ;; esac
-    IFS=, read -r -a _l <<< "$v"
-    for e in "${_l[@]}"; do
+    IFS=, read -r -a entries <<< "$v"
+    for e in "${entries[@]}"; do
         case $seen in *",$e,"*) echo "${STEPS_PROG:-steps}: $opt: '$e' given twice in '$v'" >&2; return 1 ;; esac
         seen=$seen$e,
     done
