@@ -1,26 +1,27 @@
 #!/usr/bin/python3
 """yield-accounting.py: read the trace of bench/kernel-lab/probes/yield-accounting
-and say, for every yield the kernel counted (rseq_slice_yield returned 1, the
-kernel's s_yielded), how pg_rseq counted it.
+and say, for every yield the kernel counted (rseq_slice_yield returned 1:
+Linux 7.2 counts s_yielded exactly then), how pg_rseq counted it.
 
-Usage: yield-accounting.py DIR    (DIR = yield-accounting's --out)
+Usage: yield-accounting.py OUT    (OUT = yield-accounting's --out: reads
+       OUT/offsets.txt, OUT/guest/trace.txt, OUT/guest/payoff/runs.csv)
 
-Prints one table (counts) and writes DIR/yields.csv (one row per kernel
-yield: pid, time, class). Classes:
-  counted        reached from rseq_slice_granted's granted path, returned 1,
-                 counted into a shared counter slot (yields_in_grant)
-  local-attached reached the same way while the process counted locally
-                 before PgRseqAttachBackend: moved into its slot at attach
-  local-never    the same in a process that never attached while traced
-                 (the postmaster, or one started before the probes): lost
-  local-detached the same after PgRseqDetachBackend: lost to pg_rseq
-  revoked-path   rseq_slice_granted's revoked path (granted read 0) got 1:
-                 pg_rseq counted the grant as revoked
-  other          a yield that returned 1 with no rseq_slice_granted call of
-                 that process before it (a yield from elsewhere)
-Also: grants armed (hrtimer_start of rseq_slice_expired) per class of the
-calling process, and the probe lines lost (the trace's entries/written).
-Exit status: 0 printed; 1 unreadable input.
+Prints a table of counts and writes OUT/guest/yields.csv (one row per kernel
+yield: pid, time in s of the trace clock, site, class). Classes:
+  counted         the call came from a granted path (pg_rseq saw `granted`)
+                  and counted into a shared counter slot: yields_in_grant
+  local-attached  the same while the process counted locally before
+                  PgRseqAttachBackend: moved into its slot at attach
+  local-never     the same in a process that never attached while traced
+                  (the postmaster, or one started before the probes): lost
+  local-detached  the same after PgRseqDetachBackend: lost to pg_rseq
+  revoked-path    the call came from the revoked path (pg_rseq read
+                  `granted` 0 and counted revoked), yet the kernel yielded
+  other           no pg_rseq call site of that process before it
+Also printed: grants armed (hrtimer_start of rseq_slice_expired), the
+trace's entries in buffer / written (equal: nothing lost), and from runs.csv
+the sums over the asking runs of s_yielded and yields_in_grant.
+Exit status: 0 printed; 1 unreadable input; 2 usage.
 """
 import collections
 import csv
@@ -28,79 +29,88 @@ import re
 import sys
 
 LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[\d+\]\s+\S+\s+(?P<ts>[\d.]+):\s+(?P<ev>\S+):\s*(?P<rest>.*)$")
+CLASSES = ("counted", "local-attached", "local-never", "local-detached", "revoked-path", "other")
+
+
+def fields(rest):
+    return dict(kv.split("=", 1) for kv in rest.replace("(", " ").replace(")", " ").split() if "=" in kv)
 
 
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    d = sys.argv[1]
+    out = sys.argv[1]
     try:
-        offs = open(d + "/offsets.txt").read()
-        lines = open(d + "/trace.txt").read().splitlines()
+        offs = open(out + "/offsets.txt").read()
+        lines = open(out + "/guest/trace.txt").read().splitlines()
     except OSError as e:
         print("yield-accounting.py: %s" % e, file=sys.stderr)
         return 1
-    m = re.search(r"local_minus_state 0x([0-9a-f]+)", offs)
-    local_off = int(m.group(1), 16)
-    attached = {}          # pid -> attach time
-    detached = {}          # pid -> detach time
-    pending = {}           # pid -> (ts, local, g) of the last rseq_slice_granted entry
-    rows = []
+    local_off = int(re.search(r"^local_minus_state ([0-9a-f]+)$", offs, re.M).group(1), 16)
+    attached, detached, last = {}, {}, {}
     cls = collections.Counter()
-    grants_by = collections.Counter()
+    by_site = collections.Counter()
+    rows = []
+    armed = 0
+    ret0 = collections.Counter()
     for ln in lines:
-        if ln.startswith("#"):
-            continue
         x = LINE.match(ln)
-        if not x:
+        if not x or ln.lstrip().startswith("#"):
             continue
-        pid, ts, ev, rest = int(x["pid"]), float(x["ts"]), x["ev"], x["rest"]
-        f = dict(kv.split("=", 1) for kv in rest.replace("(", " ").replace(")", " ").split() if "=" in kv)
+        pid, ts, ev = int(x["pid"]), float(x["ts"]), x["ev"]
         if ev == "attach":
             attached[pid] = ts
         elif ev == "detach":
             detached[pid] = ts
-        elif ev == "granted":
-            s, ctr = int(f["s"], 16), int(f["ctr"], 16)
-            pending[pid] = (ts, ctr - s == local_off, int(f["g"]))
-        elif ev in ("ret_g", "ret_r"):
-            # after the system call returned to user space (the kretprobe
-            # below fires before): a check that the paths are what g said
-            if ev == "ret_r" and int(f["ret"]) == 1:
-                cls["(ret_r saw 1)"] += 1
+        elif ev.startswith("y_"):
+            f = fields(x["rest"])
+            last[pid] = (ts, ev, int(f["ctr"], 16) - int(f["s"], 16) == local_off)
         elif ev == "hrtimer_start":
-            grants_by["armed"] += 1
+            armed += 1
         elif ev == "yret":
-            # the kernel's return: comes before the uprobe after the syscall
-            p = pending.pop(pid, None)
-            if int(f["ret"]) != 1:
+            p = last.pop(pid, None)
+            if int(fields(x["rest"])["ret"]) != 1:
+                ret0[p[1].split("_")[1] if p else "none"] += 1
                 continue
             if p is None:
-                c = "other"
-            elif p[2] == 0:
-                c = "revoked-path"
-            elif not p[1]:
-                c = "counted"
-            elif pid in detached and detached[pid] <= p[0]:
-                c = "local-detached"
-            elif pid in attached:
-                c = "local-attached"
+                c, site = "other", "-"
             else:
-                c = "local-never"
+                site = p[1]
+                if site.startswith("y_revoked"):
+                    c = "revoked-path"
+                elif not p[2]:
+                    c = "counted"
+                elif pid in detached and detached[pid] <= p[0]:
+                    c = "local-detached"
+                elif pid in attached:
+                    c = "local-attached"
+                else:
+                    c = "local-never"
             cls[c] += 1
-            rows.append((pid, ts, c))
-    with open(d + "/yields.csv", "w", newline="") as fh:
+            by_site[site] += 1
+            rows.append((pid, ts, site, c))
+    with open(out + "/guest/yields.csv", "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["pid", "ts", "class"])
+        w.writerow(["pid", "ts", "site", "class"])
         w.writerows(rows)
-    print("kernel yields (rseq_slice_yield returned 1): %d" % sum(v for k, v in cls.items() if not k.startswith("(")))
-    for c in ("counted", "local-attached", "local-never", "local-detached", "revoked-path", "other", "(ret_r saw 1)"):
+    print("kernel yields (rseq_slice_yield returned 1): %d" % sum(cls.values()))
+    for c in CLASSES:
         print("  %-15s %d" % (c, cls[c]))
-    print("grants armed (hrtimer_start): %d" % grants_by["armed"])
-    lost = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", offs + "\n".join(lines[:5]))
-    if lost:
-        print("trace entries in buffer / written: %s / %s" % lost.groups())
+    print("by call site: %s" % ", ".join("%s %d" % kv for kv in sorted(by_site.items())))
+    print("yields that returned 0, by path: %s" % (", ".join("%s %d" % kv for kv in sorted(ret0.items())) or "none"))
+    print("grants armed (hrtimer_start of rseq_slice_expired): %d" % armed)
+    hdr = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", "\n".join(lines[:10]))
+    if hdr:
+        print("trace entries in buffer / written: %s / %s" % hdr.groups())
+    try:
+        runs = list(csv.DictReader(open(out + "/guest/payoff/runs.csv")))
+        ask = [r for r in runs if r["arm"] not in ("stock", "measure", "off", "calib")]
+        sy = sum(int(r["k_syield"]) for r in ask if r["k_syield"] not in ("", "NA"))
+        yig = sum(int(r["pg_yields_in_grant"]) for r in ask if r["pg_yields_in_grant"] not in ("", "NA"))
+        print("runs.csv, asking runs (%d): s_yielded %d, yields_in_grant %d, difference %d" % (len(ask), sy, yig, yig - sy))
+    except (OSError, KeyError, ValueError) as e:
+        print("runs.csv: not read (%s)" % e)
     return 0
 
 
