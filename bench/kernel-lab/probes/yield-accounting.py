@@ -47,7 +47,13 @@ def main():
     except OSError as e:
         print("yield-accounting.py: %s" % e, file=sys.stderr)
         return 1
-    local_off = int(re.search(r"^local_minus_state ([0-9a-f]+)$", offs, re.M).group(1), 16)
+    m = re.search(r"^local_minus_state ([0-9a-f]+)$", offs, re.M)
+    if not m:
+        print("yield-accounting.py: %s/offsets.txt has no local_minus_state line (not written by "
+              "yield-accounting?)" % out, file=sys.stderr)
+        return 1
+    local_off = int(m.group(1), 16)
+    bad = 0
     attached, detached, last = {}, {}, {}
     cls = collections.Counter()
     by_site = collections.Counter()
@@ -59,18 +65,26 @@ def main():
         if not x or ln.lstrip().startswith("#"):
             continue
         pid, ts, ev = int(x["pid"]), float(x["ts"]), x["ev"]
+        try:
+            f = fields(x["rest"])
+            if ev.startswith("y_"):
+                int(f["ctr"], 16), int(f["s"], 16)
+            elif ev == "yret":
+                int(f["ret"])
+        except (KeyError, ValueError):
+            bad += 1            # a line cut short (or another probe's)
+            continue
         if ev == "attach":
             attached[pid] = ts
         elif ev == "detach":
             detached[pid] = ts
         elif ev.startswith("y_"):
-            f = fields(x["rest"])
             last[pid] = (ts, ev, int(f["ctr"], 16) - int(f["s"], 16) == local_off)
         elif ev == "hrtimer_start":
             armed += 1
         elif ev == "yret":
             p = last.pop(pid, None)
-            if int(fields(x["rest"])["ret"]) != 1:
+            if int(f["ret"]) != 1:
                 ret0[p[1].split("_")[1] if p else "none"] += 1
                 continue
             if p is None:
@@ -100,6 +114,8 @@ def main():
     print("by call site: %s" % ", ".join("%s %d" % kv for kv in sorted(by_site.items())))
     print("yields that returned 0, by path: %s" % (", ".join("%s %d" % kv for kv in sorted(ret0.items())) or "none"))
     print("grants armed (hrtimer_start of rseq_slice_expired): %d" % armed)
+    if bad:
+        print("malformed probe lines skipped: %d" % bad)
     hdr = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", "\n".join(lines[:10]))
     if hdr:
         print("trace entries in buffer / written: %s / %s" % hdr.groups())
