@@ -42,10 +42,11 @@ def main():
         return 2
     out = sys.argv[1]
     try:
-        offs = open(out + "/offsets.txt").read()
-        lines = open(out + "/guest/trace.txt").read().splitlines()
-    except OSError as e:
-        print("yield-accounting.py: %s" % e, file=sys.stderr)
+        offs = open(out + "/offsets.txt", encoding="utf-8").read()
+        lines = open(out + "/guest/trace.txt", encoding="utf-8").read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        print("yield-accounting.py: cannot read %s/offsets.txt and %s/guest/trace.txt as text: %s" % (out, out, e),
+              file=sys.stderr)
         return 1
     m = re.search(r"^local_minus_state ([0-9a-f]+)$", offs, re.M)
     if not m:
@@ -64,8 +65,8 @@ def main():
         x = LINE.match(ln)
         if not x or ln.lstrip().startswith("#"):
             continue
-        pid, ts, ev = int(x["pid"]), float(x["ts"]), x["ev"]
         try:
+            pid, ts, ev = int(x["pid"]), float(x["ts"]), x["ev"]
             f = fields(x["rest"])
             if ev.startswith("y_"):
                 int(f["ctr"], 16), int(f["s"], 16)
@@ -104,10 +105,17 @@ def main():
             cls[c] += 1
             by_site[site] += 1
             rows.append((pid, ts, site, c))
-    with open(out + "/guest/yields.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["pid", "ts", "site", "class"])
-        w.writerows(rows)
+    try:
+        with open(out + "/guest/yields.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["pid", "ts", "site", "class"])
+            w.writerows(rows)
+    except OSError as e:
+        print("yield-accounting.py: cannot write %s/guest/yields.csv: %s (the table follows anyway)" % (out, e),
+              file=sys.stderr)
+    if not any(LINE.match(ln) for ln in lines):
+        print("yield-accounting.py: warning: %s/guest/trace.txt has no trace entries (did the probes run?)" % out,
+              file=sys.stderr)
     print("kernel yields (rseq_slice_yield returned 1): %d" % sum(cls.values()))
     for c in CLASSES:
         print("  %-15s %d" % (c, cls[c]))
@@ -120,12 +128,15 @@ def main():
     if hdr:
         print("trace entries in buffer / written: %s / %s" % hdr.groups())
     try:
-        runs = list(csv.DictReader(open(out + "/guest/payoff/runs.csv")))
-        ask = [r for r in runs if r["arm"] not in ("stock", "measure", "off", "calib")]
-        sy = sum(int(r["k_syield"]) for r in ask if r["k_syield"] not in ("", "NA"))
-        yig = sum(int(r["pg_yields_in_grant"]) for r in ask if r["pg_yields_in_grant"] not in ("", "NA"))
-        print("runs.csv, asking runs (%d): s_yielded %d, yields_in_grant %d, difference %d" % (len(ask), sy, yig, yig - sy))
-    except (OSError, KeyError, ValueError) as e:
+        runs = list(csv.DictReader(open(out + "/guest/payoff/runs.csv", encoding="utf-8")))
+        ask = [r for r in runs if r.get("arm") not in ("stock", "measure", "off", "calib", None)]
+        # a run counts only if both of its values are numbers
+        both = [r for r in ask if all((r.get(c) or "").isdigit() for c in ("k_syield", "pg_yields_in_grant"))]
+        sy = sum(int(r["k_syield"]) for r in both)
+        yig = sum(int(r["pg_yields_in_grant"]) for r in both)
+        print("runs.csv, asking runs (%d, %d with both counts): s_yielded %d, yields_in_grant %d, difference %d"
+              % (len(ask), len(both), sy, yig, yig - sy))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
         print("runs.csv: not read (%s)" % e)
     return 0
 
