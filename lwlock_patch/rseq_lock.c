@@ -143,8 +143,28 @@ PgRseqAdapt(int row, unsigned events)
 }
 
 /*
+ * The tranche IDs of the individually named LWLocks are their positions in
+ * lwlocklist.h (lwlock.c); PG_RSEQ_TRANCHE_<name> names them here.
+ */
+enum
+{
+#define PG_LWLOCK(id, lockname) PG_RSEQ_TRANCHE_##lockname = (id),
+#define PG_LWLOCKTRANCHE(id, lockname)
+#include "storage/lwlocklist.h"
+#undef PG_LWLOCK
+#undef PG_LWLOCKTRANCHE
+};
+
+/*
  * PgRseqApplyRequestPolicy: rewrite PgRseqAsk from the setting (see
  * check_rseq_slice_request); resets the adaptive state.
+ *
+ * RseqStats never asks, whatever the setting: its shared holders are
+ * pg_rseq's own readers (PgRseqSnapshotTotals folds every slot's 195 rows
+ * under it), whose section is longer than the longest slice: in the kernel
+ * lab every grant on it expired (32 of 32, one per snapshot of the harness,
+ * 1 vCPU at 50 us: bench/results/kernel-lab/payoff-20261202-v1-oracle32-rowoff),
+ * and the extension then only delays whoever the kernel wanted to run.
  */
 static void
 PgRseqApplyRequestPolicy(int policy)
@@ -155,7 +175,8 @@ PgRseqApplyRequestPolicy(int policy)
 
 		if (row < PG_RSEQ_TRANCHE_ROWS)
 		{
-			if (policy == PG_RSEQ_REQUEST_SPINNING)
+			if (policy == PG_RSEQ_REQUEST_SPINNING ||
+				row == PG_RSEQ_TRANCHE_RseqStats)
 				ask = 0;
 			else if (policy != PG_RSEQ_REQUEST_ALL &&
 					 row == LWTRANCHE_LOCK_FASTPATH)
@@ -509,31 +530,30 @@ PgRseqAttachBackend(int procno, int backend_type)
 
 /*
  * PgRseqDetachBackend: stop counting into the slot and stop asking the
- * kernel.  Called by ProcKill/AuxiliaryProcKill while holding
- * ProcStructLock, just before the PGPROC (and so the slot) can be handed to
- * a new process.  The slot keeps its counts for the totals.  Sections
- * entered after this point (the release of ProcStructLock and anything
- * later in this process's exit) are not counted, so they must not ask
- * either: a grant the kernel counts (s_granted) but no slot does would
- * leave pg_rseq's totals below the kernel's.  Measured in the kernel lab
- * (bench/results/kernel-lab/payoff-20261201-v1-kstats, lock layer 79fde02,
- * detach without the switch): pg_rseq 1-3 grants below the kernel in 2 of
- * 8 runs.  The switch to off happens at once if no section is open, else
- * when ProcStructLock's section closes (rseq_slice_set_mode defers it);
- * a grant of that one section is the only one left uncounted.  From here
- * on a reload of rseq_slice_mode no longer switches this process
- * (assign_rseq_slice_mode).
+ * kernel.  Called by ProcKill/AuxiliaryProcKill just before they take
+ * ProcStructLock to hand the PGPROC (and so the slot) to a new process.  No
+ * lock is held there, so the switch to off is immediate (asserted), and no
+ * section of the rest of this process's exit asks: a grant the kernel
+ * counts (s_granted) but no slot does would leave pg_rseq's totals below
+ * the kernel's.  Until 2026-12-02 the call sat inside ProcStructLock's
+ * section, which then still asked and was counted nowhere: measured in the
+ * kernel lab, one kernel yield of 1,092 lost that way
+ * (bench/results/kernel-lab/probe-20261202-yields, lock layer b0b9ad7).
+ * The slot keeps its counts for the totals.  From here on a reload of
+ * rseq_slice_mode no longer switches this process (assign_rseq_slice_mode).
  */
 void
 PgRseqDetachBackend(void)
 {
 	PgRseqSlot *slot = PgRseqMySlot;
+	int			now PG_USED_FOR_ASSERTS_ONLY;
 
 	if (slot == NULL)
 		return;
 	PgRseqDetached = true;
 	/* attached implies probed: PgRseqInitChild ran first */
-	(void) rseq_slice_set_mode(&PgRseqState, RSEQ_SLICE_MODE_OFF);
+	now = rseq_slice_set_mode(&PgRseqState, RSEQ_SLICE_MODE_OFF);
+	Assert(now == 1);
 	MemSet(&PgRseqLocalCounters, 0, sizeof(PgRseqLocalCounters));
 	MemSet(PgRseqLocalRows, 0, sizeof(PgRseqLocalRows));
 	PgRseqState.ctr = &PgRseqLocalCounters;
@@ -826,7 +846,9 @@ assign_rseq_slice_detail(bool newval, void *extra)
  * LWLock.  adaptive: shared, and a tranche whose grants in this backend
  * mostly end outside the extension (fewer than half of 32 yield inside it)
  * stops asking until its holders were descheduled 64 times (see
- * PgRseqAdapt).  Sections that do not ask still count deschedules.  The
+ * PgRseqAdapt).  Under every value RseqStats never asks (its readers hold
+ * it longer than a slice: PgRseqApplyRequestPolicy).  Sections that do not
+ * ask still count deschedules.  The
  * enum machinery refuses other values.  Takes effect at a backend's next
  * lock; costs nothing in modes off and measure, one load per outermost
  * LWLock section in upstream (bench/results/callgrind).
