@@ -96,11 +96,17 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	@$(BENCH_RUN) --self-test > $(BENCH_CHECK_OUT)/self-test.txt || { cat $(BENCH_CHECK_OUT)/self-test.txt; exit 1; }
 	@$(call msg,bench-check: bad sizes are usage errors (exit 2))
 	@for a in "--shared-buffers 0" "--shared-buffers 1kB" "--shared-buffers 12XB" "--eviction-shared-buffers 15" \
-	          "--shared-buffers 9999999999999MB" "--a patched:" "--b patched-cassert::all"; do \
+	          "--shared-buffers 9999999999999MB" "--a patched:" "--b patched-cassert::all" \
+	          "--set rseq_slice_register=always"; do \
 	  rc=0; $(BENCH_RUN) --dry-run $$a > /dev/null 2>&1 || rc=$$?; \
 	  [ $$rc = 2 ] || { echo "bench-check: bench/run --dry-run $$a exited $$rc, not 2"; exit 1; }; \
 	done; rc=0; $(BENCH_RUN) --dry-run --shared-buffers 128kB --eviction-shared-buffers 16 > /dev/null 2>&1 || rc=$$?; \
 	  [ $$rc = 0 ] || { echo "bench-check: bench/run --dry-run --shared-buffers 128kB exited $$rc, not 0"; exit 1; }
+	@$(call msg,bench-check: check-run usage errors (exit 2))
+	@for a in "" "/nonexistent-run-folder" "$(BENCH_CHECK_OUT) --rows abc"; do \
+	  rc=0; $(BENCH_DIR)/check-run $$a > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/check-run $$a exited $$rc, not 2"; exit 1; }; \
+	done
 	@$(call msg,bench-check: bench/run --quick (stock vs patched:auto))
 	@SECONDS=0; $(BENCH_RUN) --quick --out $(BENCH_CHECK_OUT)/quick; \
 	  $(call msg,bench-check: --quick took $${SECONDS}s)

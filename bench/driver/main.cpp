@@ -674,7 +674,8 @@ static void check_installation(const Side& s) {
     for (const char* p : {"postgres", "pgbench", "initdb", "pg_ctl"})
         if (access((s.prefix + "/bin/" + p).c_str(), X_OK) != 0)
             throw Error("side " + std::string(1, s.id) + " (" + s.label() + "): " + s.prefix + "/bin/" + p +
-                        " not found; build it with `make postgres` (and `make ext-install`), or point --pg-dir "
+                        " not found; build it with `make postgres" + (s.flavour == "patched-cassert" ? std::string(" CASSERT=1") : std::string()) +
+                        "` (and `make ext-install`), or point --pg-dir "
                         "(PGRSEQ_PG_DIR) or --" + (s.flavour == "stock" ? std::string("stock") : s.flavour == "patched" ? std::string("patched") : std::string("cassert")) +
                         "-prefix at an existing build");
 }
@@ -707,7 +708,17 @@ int main(int argc, char** argv) {
         }
     }
     print_plan(o);
-    if (o.dry_run) return 0;
+    if (o.dry_run) {
+        // the plan is printed either way; say what the real run would stop at
+        for (const Side* s : {&o.a, &o.b}) {
+            try {
+                check_installation(*s);
+            } catch (const Error& e) {
+                fprintf(stderr, "bench/run: WARNING (dry run): %s\n", e.what());
+            }
+        }
+        return 0;
+    }
 
     Runner runner(d);
     int status = 0;

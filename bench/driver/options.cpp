@@ -360,6 +360,11 @@ bool parse_options(int argc, char** argv, Options& o) {
     o.cassert_prefix = abs_path(o.cassert_prefix);
     o.a = parse_side(a_spec, 'A', o);
     o.b = parse_side(b_spec, 'B', o);
+    // a stock server refuses to start with an rseq_* setting it does not know
+    for (const auto& st : o.settings)
+        if (st.first.rfind("rseq_", 0) == 0 && (!o.a.patched || !o.b.patched))
+            throw UsageError("--set " + st.first + ": the stock server has no such setting (it would not start); "
+                             "use it only when both sides are patched");
     o.a.detail = o.detail && o.a.patched;
     o.b.detail = o.detail && o.b.patched;
     if (o.detail && !o.a.patched && !o.b.patched)
