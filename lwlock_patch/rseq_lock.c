@@ -149,10 +149,8 @@ PgRseqAdapt(int row, unsigned events)
 enum
 {
 #define PG_LWLOCK(id, lockname) PG_RSEQ_TRANCHE_##lockname = (id),
-#define PG_LWLOCKTRANCHE(id, lockname)
 #include "storage/lwlocklist.h"
 #undef PG_LWLOCK
-#undef PG_LWLOCKTRANCHE
 };
 
 /*
