@@ -7,7 +7,12 @@ Usage: results-summary.py SOURCES OUTDIR
 
 SOURCES: a text file, one line per run folder (relative to the file's own
 folder): `FOLDER [WORKLOAD,WORKLOAD...]`; without a workload list every
-workload of the folder is taken. `#` starts a comment; quote a folder name with
+workload of the folder is taken. A line `@lock-path COMMIT [COMMIT...]`
+names the commits that changed the lock path's instructions (objdump,
+bench/callgrind): a row whose lock layer (else its checkout) does not
+contain all of them (git merge-base --is-ancestor, in the git checkout that
+holds SOURCES) is marked as measured on an older lock path, and one that
+git does not know as unknown; without the line nothing is marked. `#` starts a comment; quote a folder name with
 spaces (shell words). Each FOLDER must hold the summary.json that
 bench/kernel-lab/payoff-summary.py wrote (payoff-lab runs it); its
 commands.log (the command) and summary.md (provenance) are read if there
@@ -29,13 +34,16 @@ Writes OUTDIR/summary.json:
      "commit" (of the checkout that ran it), "lock_layer" (lwlock_patch
      commit of the build, where its provenance names one, else null: the
      folder's README says), "patched_sha256" (prefix of the patched
-     postgres binary's sha256), "command"}, ...],
+     postgres binary's sha256), "command", "lock_path_current" (true,
+     false: older than a @lock-path commit, listed in "lock_path_missing";
+     null: unknown commit or no @lock-path line)}, ...],
    "targets": [every target row of the sources' summary.json files, with
-     "source"], "sources": [folders]}
+     "source" and "lock_path_current"], "sources": [folders],
+   "lock_path_commits": [the @lock-path commits]}
 and OUTDIR/summary.md (the same as tables).
 
 Exit status: 0 written; 1 a folder, its summary.json or a named workload is
-missing or unreadable, a summary.json has another shape, a workload is
+missing or unreadable, a @lock-path commit is not a commit of that checkout, a summary.json has another shape, a workload is
 named twice, the clocks differ, or OUTDIR cannot be written; 2 usage.
 Source of the fields: payoff-summary.py (bench/kernel-lab/payoff-summary.py
 --help), which computes them from runs.csv.
@@ -98,7 +106,7 @@ def provenance(folder):
 
 def read_sources(path):
     base = os.path.dirname(os.path.abspath(path))
-    out = []
+    out, lock_path = [], []
     try:
         with open(path) as f:
             text = f.read()
@@ -110,6 +118,11 @@ def read_sources(path):
         except ValueError as e:
             die(f"{path}:{n}: {e} in '{line}'")
         if not parts:
+            continue
+        if parts[0] == "@lock-path":
+            if len(parts) < 2:
+                die(f"{path}:{n}: want `@lock-path COMMIT [COMMIT...]`, got '{line}'")
+            lock_path += parts[1:]
             continue
         if len(parts) > 2:
             die(f"{path}:{n}: want `FOLDER [WORKLOAD,...]` (quote a folder with spaces), got '{line}'")
@@ -124,7 +137,48 @@ def read_sources(path):
         out.append((parts[0], os.path.join(base, parts[0]), wls))
     if not out:
         die(f"{path}: no folders named")
-    return out
+    return out, lock_path
+
+
+def git_ancestor(repo, a, b):
+    """True if commit a is an ancestor of (or equal to) b in repo, False if
+    not, None if git does not know b (or is missing)."""
+    import subprocess
+    try:
+        known = subprocess.run(["git", "-C", repo, "cat-file", "-e", b + "^{commit}"],
+                               capture_output=True).returncode == 0
+        if not known:
+            return None
+        return subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", a, b],
+                              capture_output=True).returncode == 0
+    except OSError:
+        return None
+
+
+def check_lock_path(repo, commits):
+    """Each @lock-path commit must be a commit of the checkout (else exit 1)."""
+    import subprocess
+    for c in commits:
+        try:
+            r = subprocess.run(["git", "-C", repo, "cat-file", "-e", c + "^{commit}"], capture_output=True)
+        except OSError as e:
+            die(f"@lock-path: cannot run git: {e}")
+        if r.returncode != 0:
+            die(f"@lock-path: {c} is not a commit of the checkout at {repo}")
+
+
+def lock_path_state(repo, commits, row_commit):
+    """(current, missing): current True/False/None (see the docstring)."""
+    if not commits or not row_commit:
+        return None, []
+    missing = []
+    for c in commits:
+        a = git_ancestor(repo, c, row_commit)
+        if a is None:
+            return None, []
+        if not a:
+            missing.append(c)
+    return not missing, missing
 
 
 def load_summary(rel, folder):
@@ -172,11 +226,24 @@ def fmt_pct(x):
     return fmt(100 * x, 1) + " %"
 
 
+def lock_path_label(current, missing, commits):
+    """The summary.md cell for a row's lock path (see @lock-path)."""
+    if not commits:
+        return "-"
+    if current is None:
+        return "unknown"
+    if current:
+        return "current"
+    return "older" + (" (no " + ", ".join(missing) + ")" if missing else "")
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sources = read_sources(argv[1])
+    sources, lock_path = read_sources(argv[1])
+    repo = os.path.dirname(os.path.abspath(argv[1]))
+    check_lock_path(repo, lock_path)
     outdir = argv[2]
     workloads, targets, seen = [], [], {}
     nsecs, clocks = collections.Counter(), collections.Counter()
@@ -184,6 +251,7 @@ def main(argv):
         d = load_summary(rel, folder)
         clocks[d.get("clock")] += 1
         cmd, prov = first_command(folder), provenance(folder)
+        current, missing = lock_path_state(repo, lock_path, prov["lock_layer"] or prov["commit"])
         names = {w["name"] for w in d.get("workloads", [])}
         if wls:
             for w in wls:
@@ -216,26 +284,33 @@ def main(argv):
                 "tps_ratio_auto_measure": ratio(w.get("tps_ratio_auto_measure")),
                 "tps_ratio_measure_stock": ratio(w.get("tps_ratio_measure_stock")) if pg else None,
                 "source": rel, "commit": prov["commit"], "lock_layer": prov["lock_layer"],
-                "patched_sha256": prov["patched_sha256"], "command": cmd})
+                "patched_sha256": prov["patched_sha256"], "command": cmd,
+                "lock_path_current": current, "lock_path_missing": missing})
         for t in d.get("targets", []):
             wl = t.get("workload", "")
             if wls and not any(wl.startswith(w + " ") for w in wls):
                 continue
-            targets.append(dict(t, source=rel))
+            targets.append(dict(t, source=rel, lock_path_current=current))
     if len(clocks) != 1:
         die("the folders use different clocks (" + ", ".join(f"{c}: {n}" for c, n in clocks.items()) +
             "): one summary per clock")
     out = {"clock": next(iter(clocks)), "slice_ext_nsec": nsecs.most_common(1)[0][0] if nsecs else None,
-           "workloads": workloads, "targets": targets, "sources": [s[0] for s in sources]}
+           "workloads": workloads, "targets": targets, "sources": [s[0] for s in sources],
+           "lock_path_commits": lock_path}
     L = ["# Kernel lab: the pay-off results (consolidated)", "",
          "Generated by `bench/kernel-lab/results-summary.py " + os.path.basename(argv[1]) +
          " .` from the run folders that `" + os.path.basename(argv[1]) +
          "` names (one run stands for each workload); every row links its folder, whose README has the command and commit. "
          "Clock: icount (1 ns per guest instruction); `rr` = the vCPU turn in guest instructions (0: qemu's own turns, "
-         "only with 1 vCPU here; 1024: the lab's rr2 model). Ratios: geometric means of per-round ratios, 95 % t intervals.", "",
+         "only with 1 vCPU here; 1024: the lab's rr2 model). Ratios: geometric means of per-round ratios, 95 % t intervals.", ""]
+    if lock_path:
+        L += ["Lock path: the commits that changed its instructions are " + ", ".join(lock_path) +
+              " (`@lock-path` in the sources file). `current` = the row's lock layer contains them all; "
+              "`older (no X)` = measured before X, to be re-measured; `unknown` = a commit this checkout does not have.", ""]
+    L += [
          "| workload | vCPUs | rr | nsec | clients | hogs | s x rounds | auto/stock [95 %] | auto/measure [95 %] | measure/stock | "
-         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | source (checkout; patched) |",
-         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- |"]
+         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | lock path | source (checkout; patched) |",
+         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |"]
     for w in workloads:
         ds = w["desched_per_1000_sections"]
         L.append(f"| {w['name']} | {w['vcpus']} | {'-' if w['rr_quantum'] is None else w['rr_quantum']} | {w['slice_ext_nsec']} | {w['clients']} | {w['hogs']} | "
@@ -243,6 +318,7 @@ def main(argv):
                  f"{'' if w['baseline_arm'] == 'stock' else ' (' + w['asking_arm'] + '/' + w['baseline_arm'] + ')'} | "
                  f"{fmt_ratio(w['tps_ratio_measure_stock'])} | {fmt(ds['measure'], 4)} / {fmt(ds['auto'], 4)} | "
                  f"{fmt(w['desched_ratio_auto_measure'])} | {fmt_pct(w['grant_yield_fraction'])} | {fmt_pct(w['grant_expired_fraction'])} | "
+                 f"{lock_path_label(w['lock_path_current'], w['lock_path_missing'], lock_path)} | "
                  f"[{w['source']}]({w['source']}/README.md) ({(w['commit'] or '-')[:7]}; {w['patched_sha256'] or '-'}) |")
     L += ["", "## Targets of issue 9, per run", "", "| target | workload | value | goal | met | source |", "| --- | --- | --- | --- | --- | --- |"]
     for t in targets:
@@ -251,7 +327,8 @@ def main(argv):
             v = ", ".join(f"{k} {fmt(x, 4) if isinstance(x, float) else x}" for k, x in v.items())
         elif isinstance(v, float):
             v = fmt(v, 4)
-        L.append(f"| {t.get('target')} | {t.get('workload')} | {v} | {t.get('goal')} | {'yes' if t.get('met') else '**no**'} | {t['source']} |")
+        older = "" if not lock_path or t.get("lock_path_current") else " (lock path: " + lock_path_label(t.get("lock_path_current"), None, lock_path) + ")"
+        L.append(f"| {t.get('target')} | {t.get('workload')} | {v} | {t.get('goal')} | {'yes' if t.get('met') else '**no**'} | {t['source']}{older} |")
     try:
         os.makedirs(outdir, exist_ok=True)
         with open(os.path.join(outdir, "summary.json"), "w") as f:
