@@ -30,7 +30,11 @@ Writes OUTDIR/summary.json:
      (s_yielded / s_granted of the asking arm), "grant_expired_fraction",
      "tps_ratio_auto_stock": {"mean", "lo", "hi"} (geometric mean of the
      per-round ratios, 95 % t interval), "tps_ratio_auto_measure",
-     "tps_ratio_measure_stock" (same shape, or null), "source" (folder),
+     "tps_ratio_measure_stock" (same shape, or null),
+     "tps_median_auto_stock": {"median", "lo", "hi", "conf", "n"} (the
+     median of the per-round ratios with its distribution-free interval,
+     payoff-summary.py; null where the folder's summary.json predates it),
+     "source" (folder),
      "commit" (of the checkout that ran it), "lock_layer" (lwlock_patch
      commit of the build, where its provenance names one, else null: the
      folder's README says), "patched_sha256" (prefix of the patched
@@ -226,6 +230,15 @@ def fmt_pct(x):
     return fmt(100 * x, 1) + " %"
 
 
+def fmt_median(m):
+    """The summary.md cell of a tps_median_* object ('-' if none)."""
+    if not isinstance(m, dict) or m.get("median") is None:
+        return "-"
+    if m.get("lo") is None:
+        return f"{fmt(m['median'])} (n={m.get('n')})"
+    return f"{fmt(m['median'])} [{fmt(m['lo'])}, {fmt(m['hi'])}]"
+
+
 def lock_path_label(current, missing, commits):
     """The summary.md cell for a row's lock path (see @lock-path)."""
     if not commits:
@@ -283,6 +296,7 @@ def main(argv):
                 "tps_ratio_auto_stock": ratio(w.get("tps_ratio_auto_stock")) if pg else None,
                 "tps_ratio_auto_measure": ratio(w.get("tps_ratio_auto_measure")),
                 "tps_ratio_measure_stock": ratio(w.get("tps_ratio_measure_stock")) if pg else None,
+                "tps_median_auto_stock": w.get("tps_median_auto_stock") if pg else None,
                 "source": rel, "commit": prov["commit"], "lock_layer": prov["lock_layer"],
                 "patched_sha256": prov["patched_sha256"], "command": cmd,
                 "lock_path_current": current, "lock_path_missing": missing})
@@ -302,15 +316,17 @@ def main(argv):
          " .` from the run folders that `" + os.path.basename(argv[1]) +
          "` names (one run stands for each workload); every row links its folder, whose README has the command and commit. "
          "Clock: icount (1 ns per guest instruction); `rr` = the vCPU turn in guest instructions (0: qemu's own turns, "
-         "only with 1 vCPU here; 1024: the lab's rr2 model). Ratios: geometric means of per-round ratios, 95 % t intervals.", ""]
+         "only with 1 vCPU here; 1024: the lab's rr2 model). Ratios: geometric means of per-round ratios, 95 % t intervals "
+         "(the targets use these); `auto/stock median` = the median of the same per-round ratios with its distribution-free "
+         "interval (order statistics, coverage >= 95 %, none below 6 rounds; robust to one slow run in one arm).", ""]
     if lock_path:
         L += ["Lock path: the commits that changed its instructions are " + ", ".join(lock_path) +
               " (`@lock-path` in the sources file). `current` = the row's lock layer contains them all; "
               "`older (no X)` = measured before X, to be re-measured; `unknown` = a commit this checkout does not have.", ""]
     L += [
          "| workload | vCPUs | rr | nsec | clients | hogs | s x rounds | auto/stock [95 %] | auto/measure [95 %] | measure/stock | "
-         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | lock path | source (checkout; patched) |",
-         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |"]
+         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | auto/stock median [interval] | lock path | source (checkout; patched) |",
+         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
     for w in workloads:
         ds = w["desched_per_1000_sections"]
         L.append(f"| {w['name']} | {w['vcpus']} | {'-' if w['rr_quantum'] is None else w['rr_quantum']} | {w['slice_ext_nsec']} | {w['clients']} | {w['hogs']} | "
@@ -318,6 +334,7 @@ def main(argv):
                  f"{'' if w['baseline_arm'] == 'stock' else ' (' + w['asking_arm'] + '/' + w['baseline_arm'] + ')'} | "
                  f"{fmt_ratio(w['tps_ratio_measure_stock'])} | {fmt(ds['measure'], 4)} / {fmt(ds['auto'], 4)} | "
                  f"{fmt(w['desched_ratio_auto_measure'])} | {fmt_pct(w['grant_yield_fraction'])} | {fmt_pct(w['grant_expired_fraction'])} | "
+                 f"{fmt_median(w['tps_median_auto_stock'])} | "
                  f"{lock_path_label(w['lock_path_current'], w['lock_path_missing'], lock_path)} | "
                  f"[{w['source']}]({w['source']}/README.md) ({(w['commit'] or '-')[:7]}; {w['patched_sha256'] or '-'}) |")
     L += ["", "## Targets of issue 9, per run", "", "| target | workload | value | goal | met | source |", "| --- | --- | --- | --- | --- | --- |"]
