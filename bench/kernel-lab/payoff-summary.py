@@ -19,7 +19,7 @@ transaction):
     binomial: the k-th smallest and k-th largest ratio for the largest k
     whose two tails hold at most 2.5 % each; "conf" its exact coverage;
     null bounds below 6 rounds). Robust to one slow run in one arm, which
-    the lab sees about once in 30-40 runs; reported next to the t interval,
+    the lab sees now and then, on any arm; reported next to the t interval,
     which the targets use.
   desched_per_1000_xacts {arm}: 1000 * sum pg_desched / sum xacts
   sections_per_xact: pg_sections / xacts of the calibration run
