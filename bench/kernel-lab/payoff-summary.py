@@ -226,17 +226,18 @@ def analyse(wl, vcpus, rs):
         fp = min(1.0, 2 * min(_pg.sst.f.cdf(f, na - 1, nb - 1), _pg.sst.f.sf(f, na - 1, nb - 1)))
     out["tps_sd_ratio_auto_stock"] = {"ratio": nn(sa / sb if sa and sb else NAN, 4), "f_test_p": nn(fp, 4)}
 
+    def ratios(a, b):
+        """tps a / tps b per round (rounds with both arms)"""
+        return [num(d[a]["tps"]) / num(d[b]["tps"]) for d in byround.values()
+                if a in d and b in d and num(d[b]["tps"]) > 0]
+
     def pr(a, b):
-        return ratio_obj(paired([num(d[a]["tps"]) / num(d[b]["tps"]) for d in byround.values()
-                                 if a in d and b in d and num(d[b]["tps"]) > 0]))
+        return ratio_obj(paired(ratios(a, b)))
     out["tps_ratio_auto_stock"] = pr(ask, base)
     out["tps_ratio_auto_measure"] = pr(ask, "measure") if wl not in BASE_OF else pr(ask, base)
 
-    def med(a, b):
-        return median_interval([num(d[a]["tps"]) / num(d[b]["tps"]) for d in byround.values()
-                                if a in d and b in d and num(d[b]["tps"]) > 0])
-    out["tps_median_auto_stock"] = med(ask, base)
-    out["tps_median_auto_measure"] = med(ask, "measure") if wl not in BASE_OF else med(ask, base)
+    out["tps_median_auto_stock"] = median_interval(ratios(ask, base))
+    out["tps_median_auto_measure"] = median_interval(ratios(ask, "measure") if wl not in BASE_OF else ratios(ask, base))
     out["tps_ratio_measure_stock"] = pr("measure", "stock")
     for a in arms:
         if a not in (base, ask, "measure", "stock"):

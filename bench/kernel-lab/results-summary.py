@@ -57,6 +57,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 
@@ -144,30 +145,32 @@ def read_sources(path):
     return out, lock_path
 
 
-def git_ancestor(repo, a, b):
-    """True if commit a is an ancestor of (or equal to) b in repo, False if
-    not, None if git does not know b (or is missing)."""
-    import subprocess
+def git_known(repo, c):
+    """True if c names a commit of the git checkout at repo; None if git
+    cannot be run."""
     try:
-        known = subprocess.run(["git", "-C", repo, "cat-file", "-e", b + "^{commit}"],
-                               capture_output=True).returncode == 0
-        if not known:
-            return None
-        return subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", a, b],
+        return subprocess.run(["git", "-C", repo, "cat-file", "-e", c + "^{commit}"],
                               capture_output=True).returncode == 0
     except OSError:
         return None
 
 
+def git_ancestor(repo, a, b):
+    """True if commit a is an ancestor of (or equal to) b in repo, False if
+    not, None if git does not know b (or is missing)."""
+    if not git_known(repo, b):
+        return None
+    return subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", a, b],
+                          capture_output=True).returncode == 0
+
+
 def check_lock_path(repo, commits):
     """Each @lock-path commit must be a commit of the checkout (else exit 1)."""
-    import subprocess
     for c in commits:
-        try:
-            r = subprocess.run(["git", "-C", repo, "cat-file", "-e", c + "^{commit}"], capture_output=True)
-        except OSError as e:
-            die(f"@lock-path: cannot run git: {e}")
-        if r.returncode != 0:
+        k = git_known(repo, c)
+        if k is None:
+            die("@lock-path: cannot run git")
+        if not k:
             die(f"@lock-path: {c} is not a commit of the checkout at {repo}")
 
 
