@@ -179,3 +179,36 @@ callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) callgrind-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/callgrind/run \
 	  --work $(BUILD)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
 	  $(if $(CALLGRIND_OUT),--out $(CALLGRIND_OUT)) $(CALLGRIND_ARGS)
+
+# ---------------------------------------------------------------------------
+#   make syscalls       system calls per pgbench transaction of the backends
+#                       (strace -f -c on the postmaster), stock vs patched
+#                       off, measure, auto: bench/syscalls/run; report in
+#                       $(BUILD)/syscalls-<date> (or SYSCALLS_OUT); options
+#                       in SYSCALLS_ARGS, e.g. SYSCALLS_ARGS="--script tpcb-like".
+#   make syscalls-check (part of `make check`, about 30 s) a small run
+#                       (2 clients x 300 select-only transactions, scale 1)
+#                       and bench/syscalls/check on it: one sendto per
+#                       transaction, and the patched server in every mode
+#                       makes the same successful calls per transaction as
+#                       stock (counts, not timings).
+SYSCALLS_OUT  ?=
+SYSCALLS_ARGS ?=
+
+.PHONY: syscalls syscalls-check syscalls-deps
+
+syscalls-deps:
+	@$(call apt_install,strace python3)
+
+syscalls: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) syscalls-deps | pg-run-user
+	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/syscalls/run \
+	  --work $(BUILD)/syscalls --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  $(if $(SYSCALLS_OUT),--out $(SYSCALLS_OUT)) $(SYSCALLS_ARGS)
+
+syscalls-check: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) syscalls-deps | pg-run-user
+	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/syscalls/run \
+	  --work $(BUILD)/syscalls-check-work --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --out $(BUILD)/syscalls-check --clients 2 --xacts 300 --scale 1
+	@$(CURDIR)/bench/syscalls/check $(BUILD)/syscalls-check
+
+CHECK_TARGETS += syscalls-check
