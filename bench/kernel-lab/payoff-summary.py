@@ -152,12 +152,22 @@ def rcell(o):
 
 
 def read_rows(labdir, name="runs.csv"):
+    """The rows of LABDIR/NAME, else of every LABDIR/*/NAME. A row with
+    fewer or more fields than the header (a file cut short by an
+    interrupted run) is left out and said on stderr, never read as
+    missing values."""
     top = os.path.join(labdir, name)
     paths = [top] if os.path.exists(top) else sorted(glob.glob(os.path.join(labdir, "*", name)))
     rows = []
     for p in paths:
         with open(p) as f:
-            rows += list(csv.DictReader(f))
+            rd = csv.DictReader(f)
+            for i, r in enumerate(rd, start=2):
+                if None in r or None in r.values():
+                    print(f"payoff-summary.py: {p} line {i}: {len(rd.fieldnames or [])} columns in the header, "
+                          "another number in this row (cut short?): left out", file=sys.stderr)
+                    continue
+                rows.append(r)
     return rows
 
 
@@ -695,7 +705,11 @@ def markdown(labdir, res):
 def summarize(labdir):
     rows = read_rows(labdir)
     if not rows:
-        raise OSError(f"no runs.csv in {labdir} or its boot folders")
+        raise OSError(f"no runs (no runs.csv, or only its header or rows cut short) in {labdir} or its boot folders")
+    need = ("workload", "vcpus", "arm", "round", "tps", "xacts", "slice_ext_nsec")
+    missing = [c for c in need if c not in rows[0]]
+    if missing:
+        raise OSError(f"runs.csv of {labdir} lacks the column(s) {', '.join(missing)}: not a payoff-in-guest runs.csv")
     groups = OrderedDict()
     for r in rows:
         groups.setdefault((r["workload"], int(num(r["vcpus"]))), []).append(r)
@@ -717,6 +731,9 @@ def summarize(labdir):
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help") or len(argv) > 3 or (len(argv) == 3 and argv[2] != "--stdout"):
         print(__doc__, file=sys.stderr)
+        return 2
+    if argv[1].startswith("-") and not os.path.isdir(argv[1]):
+        print(f"payoff-summary.py: unknown option {argv[1]} (usage: payoff-summary.py LABDIR [--stdout])", file=sys.stderr)
         return 2
     labdir = argv[1]
     res = summarize(labdir)

@@ -19,8 +19,12 @@ Output (stdout): one line per boot, workload and arm: runs; transactions;
   --markdown, a Markdown table with the same columns plus each value's
   ratio to the stock arm of the same boot and workload.
 Errors: exit 1 with a message when runs.csv or every procstat.log is
-  missing; a run whose before or after line is missing is skipped and
-  counted on stderr.
+  missing, or no run has both readings complete; exit 2 for an unknown
+  option. A run is skipped, and counted on stderr, when its before or
+  after line is missing, lacks one of the counters (a log cut short), or
+  a counter other than iowait (which proc(5) calls unreliable) went
+  backwards; so is a recorded run of runs.csv (not
+  discarded) of a boot and workload the log covers but with no line.
 Facts: USER_HZ is 100 on x86-64 (/proc/stat, proc(5)).
 """
 
@@ -32,6 +36,7 @@ import re
 import sys
 
 JIFFY_US = 10000.0
+KEYS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "ctxt", "intr", "exit", "fastp")
 LINE = re.compile(r"^(\S+) (\S+) (\S+) r(\d+) (before|after):\s+(.*)$")
 
 
@@ -46,10 +51,8 @@ def parse_log(path):
             vals = {}
             for kv in m.group(6).split():
                 k, _, v = kv.partition("=")
-                try:
+                if v.isdigit():
                     vals[k] = int(v)
-                except ValueError:
-                    pass
             key = (m.group(1), m.group(2), m.group(3), m.group(4))
             seen.setdefault(key, {})[m.group(5)] = vals
     return seen
@@ -60,6 +63,11 @@ def main(argv):
         print(__doc__)
         return 0 if len(argv) >= 2 else 2
     folder = argv[1]
+    bad = [a for a in argv[2:] if a != "--markdown"]
+    if bad or folder.startswith("-"):
+        print(f"procstat-summary.py: unknown option {(bad or [folder])[0]} (usage: RUN_FOLDER [--markdown])",
+              file=sys.stderr)
+        return 2
     markdown = "--markdown" in argv[2:]
     runs_csv = os.path.join(folder, "runs.csv")
     if not os.path.exists(runs_csv):
@@ -82,28 +90,42 @@ def main(argv):
                 discard.add(key)
     acc = collections.OrderedDict()
     skipped = 0
+    seen = {}
     for path in logs:
-        for key, ba in parse_log(path).items():
-            if key in discard or key not in xacts or xacts[key] <= 0:
-                continue
-            if "before" not in ba or "after" not in ba:
-                skipped += 1
-                continue
-            b, a = ba["before"], ba["after"]
-            d = {k: a[k] - b[k] for k in a if k in b}
-            jif = sum(d.get(k, 0) for k in ("user", "nice", "system", "idle", "iowait", "irq", "softirq"))
-            busy = sum(d.get(k, 0) for k in ("user", "nice", "system", "irq", "softirq"))
-            s = acc.setdefault(key[:3], collections.defaultdict(float))
-            s["runs"] += 1
-            s["xacts"] += xacts[key]
-            for k in ("ctxt", "intr", "exit", "fastp"):
-                s[k] += d.get(k, 0)
-            s["busy"] += busy
-            s["jif"] += jif
-            for k in ("user", "system", "softirq", "idle"):
-                s["j_" + k] += d.get(k, 0)
+        seen.update(parse_log(path))
+    covered = {k[:2] for k in seen}   # (boot, workload) pairs the logs cover
+    for key in xacts:
+        if key[:2] in covered and key not in discard and key not in seen:
+            skipped += 1              # a run of a covered workload without any reading
+    for key, ba in seen.items():
+        if key in discard or key not in xacts or xacts[key] <= 0:
+            continue
+        if "before" not in ba or "after" not in ba:
+            skipped += 1
+            continue
+        b, a = ba["before"], ba["after"]
+        # iowait may go backwards (proc(5): "not reliable"); every other
+        # counter only grows, so a smaller after-value is a cut-short line
+        if any(k not in b or k not in a or (a[k] < b[k] and k != "iowait") for k in KEYS):
+            skipped += 1
+            continue
+        d = {k: a[k] - b[k] for k in KEYS}
+        jif = sum(d.get(k, 0) for k in ("user", "nice", "system", "idle", "iowait", "irq", "softirq"))
+        busy = sum(d.get(k, 0) for k in ("user", "nice", "system", "irq", "softirq"))
+        s = acc.setdefault(key[:3], collections.defaultdict(float))
+        s["runs"] += 1
+        s["xacts"] += xacts[key]
+        for k in ("ctxt", "intr", "exit", "fastp"):
+            s[k] += d.get(k, 0)
+        s["busy"] += busy
+        s["jif"] += jif
+        for k in ("user", "system", "softirq", "idle"):
+            s["j_" + k] += d.get(k, 0)
     if skipped:
-        print(f"procstat-summary.py: {skipped} runs without both readings skipped", file=sys.stderr)
+        print(f"procstat-summary.py: {skipped} runs without both readings complete skipped", file=sys.stderr)
+    if not acc:
+        print(f"procstat-summary.py: no run of {folder} has both readings complete", file=sys.stderr)
+        return 1
     cols = ("ctxt", "intr", "exit", "fastp", "busy_us")
 
     def per(s):
@@ -147,4 +169,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except BrokenPipeError:
+        # the reader went away (e.g. | head): not an error; keep Python from
+        # complaining again when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

@@ -171,6 +171,11 @@ def check_lock_path(repo, commits):
         if k is None:
             die("@lock-path: cannot run git")
         if not k:
+            inside = subprocess.run(["git", "-C", repo, "rev-parse", "--is-inside-work-tree"],
+                                    capture_output=True, text=True).returncode == 0
+            if not inside:
+                die(f"@lock-path: {repo} is not in a git checkout, so the lock path of its rows cannot be "
+                    f"checked: run it in the checkout, or with GIT_DIR=<checkout>/.git, or drop the @lock-path line")
             die(f"@lock-path: {c} is not a commit of the checkout at {repo}")
 
 
