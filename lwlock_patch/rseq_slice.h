@@ -405,6 +405,64 @@ rseq_slice_cs_cleared(volatile rseq_slice_area *a)
 }
 
 /*
+ * rseq_slice_request_acted: end a request window with one read-modify-write
+ * of `request`: request ^= asked.  Returns 0 if request still held what the
+ * window wrote (asked): no grant, and request is now 0.  Returns nonzero if
+ * the kernel had cleared it (a grant, live or already revoked, or a request
+ * cleared without one: Linux 7.2.13 writes request = 0 and granted = 1 with
+ * one store on a grant, the whole slice_ctrl word 0 on a revoke and at a
+ * return to user space after a reschedule; include/linux/rseq_entry.h);
+ * request is then `asked` (1) again and the caller must clear it before
+ * anything else (rseq_slice_request_cleared).  `granted` needs no test of
+ * its own: the kernel sets it only together with clearing request, and user
+ * space writes request only when it opens the window.
+ *
+ * Why one instruction: the kernel writes slice_ctrl only from this thread's
+ * own context (return from an interrupt, system call entry), which cannot
+ * land inside one instruction, so the xor is atomic against it without a
+ * lock prefix (the same reasoning as librseq's per-CPU operations).  The
+ * load / store / load it replaces (read request, clear it, read granted:
+ * 5 instructions with the tests, 3 now; objdump, gcc 12) had a window
+ * between the load and the store where a grant followed by a revoke went
+ * uncounted (tests/unit/race_step_test.cc).  The window left is in the
+ * rare branch, between the xor and its clear: a request the kernel may
+ * grant there (an interrupt within those 2 instructions); the grant is then
+ * seen, yielded and counted like the first (pg_rseq counts one grant, the
+ * kernel two, one of them revoked: grants - s_granted = revoked - s_revoked
+ * still holds).
+ */
+RSEQ_SLICE_INLINE int
+rseq_slice_request_acted(volatile rseq_slice_area *a, uint8_t asked)
+{
+#if RSEQ_SLICE_SUPPORTED && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	int			nz;
+
+	__asm__ __volatile__("xorb %2, %0"
+						 : "+m"(a->slice.ctrl.request), "=@ccnz"(nz)
+						 : "q"(asked) : "memory");
+	return nz;
+#else
+	uint8_t		req = a->slice.ctrl.request;
+
+	a->slice.ctrl.request = 0;
+	RSEQ_SLICE_BARRIER();
+	/* without the single RMW, the load / store window of the old close */
+	return (uint8_t) (req ^ asked) != 0 || a->slice.ctrl.granted != 0;
+#endif
+}
+
+/*
+ * rseq_slice_request_cleared: the rare branch after rseq_slice_request_acted
+ * returned nonzero: clear the request it re-set, first thing.
+ */
+RSEQ_SLICE_INLINE void
+rseq_slice_request_cleared(volatile rseq_slice_area *a)
+{
+	a->slice.ctrl.request = 0;
+	RSEQ_SLICE_BARRIER();
+}
+
+/*
  * The yield system call.  Tests may define RSEQ_SLICE_YIELD_HOOK(state) to an
  * expression returning long before including this header, to emulate the
  * kernel.
@@ -452,10 +510,12 @@ extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
 
 /*
  * rseq_slice_granted_now: rseq_slice_granted with `granted` read from the
- * area now (the inline close tests the byte without keeping it: one
- * instruction less).  Between that test and this read the kernel can only
- * clear it (a grant needs a request, and request is already 0): a grant
- * that expired in between is counted as revoked, which it then is.
+ * area now: the inline close (rseq_slice_request_acted) found request
+ * cleared by the kernel and has cleared the request its xor re-set
+ * (rseq_slice_request_cleared).  The kernel can only have ended a live
+ * grant since (a revoke): it is counted as revoked, which it then is; a
+ * grant of the re-set request (an interrupt within the rare branch's first
+ * two instructions) is seen here as granted and yielded.
  */
 extern unsigned rseq_slice_granted_now(rseq_slice_state *s);
 
@@ -476,16 +536,13 @@ rseq_slice_close_request(rseq_slice_state *s)
 	RSEQ_SLICE_BARRIER();
 	if (s->mode == RSEQ_SLICE_MODE_UPSTREAM)
 	{
-		uint8_t		req = a->slice.ctrl.request;
-		uint8_t		g;
-
-		a->slice.ctrl.request = 0;
-		RSEQ_SLICE_BARRIER();
-		g = a->slice.ctrl.granted;
 		/* not asked: request and granted stay 0 (the kernel grants only on
 		 * request) */
-		if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ s->asked)) != 0))
-			return rseq_slice_granted(s, g != 0);
+		if (RSEQ_SLICE_UNLIKELY(rseq_slice_request_acted(a, s->asked)))
+		{
+			rseq_slice_request_cleared(a);
+			return rseq_slice_granted(s, a->slice.ctrl.granted != 0);
+		}
 		return 0;
 	}
 	else
@@ -574,22 +631,17 @@ RSEQ_SLICE_INLINE unsigned
 rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
 						  long ctx)
 {
-	uint8_t		req,
-				g;
-
 	(void) ctx;
-	/* the caller (rseq_slice_leave) has ordered the lock's release before */
-	req = a->slice.ctrl.request;
-	a->slice.ctrl.request = 0;
-	RSEQ_SLICE_BARRIER();
 	/*
-	 * A plain read after the barrier (which makes the compiler read memory
-	 * again), so that it can be the memory operand of the `or`: a volatile
-	 * read costs a separate load.  The rare path reads it again.
+	 * The caller (rseq_slice_leave) has ordered the lock's release before.
+	 * movzbl asked, xorb, jne (rseq_slice_request_acted); the rare path
+	 * reads granted.
 	 */
-	g = *(const uint8_t *) &a->slice.ctrl.granted;
-	if (RSEQ_SLICE_UNLIKELY((g | (uint8_t) (req ^ s->asked)) != 0))
+	if (RSEQ_SLICE_UNLIKELY(rseq_slice_request_acted(a, s->asked)))
+	{
+		rseq_slice_request_cleared(a);
 		return RSEQ_SLICE_CALL_GRANTED(s, ctx);
+	}
 	return 0;
 }
 

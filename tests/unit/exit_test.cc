@@ -114,23 +114,38 @@ TEST_F(Exit, GrantedThenRevoked)
 	ExpectCounters(ctr, want);
 }
 
-/* request still 1 and granted 1: the kernel never does that; treat as grant. */
-TEST_F(Exit, InconsistentRequestAndGrantedCountAsGrantAndYield)
+/*
+ * request still 1 and granted 1: the kernel never writes that (Linux 7.2.13
+ * clears request in the same store that sets granted; a revoke or a
+ * reschedule writes the whole word 0; include/linux/rseq_entry.h).  The xor
+ * close (rseq_slice_request_acted) tests request only: it takes the request
+ * as its own, counts nothing, calls nothing and clears request; granted is
+ * left for the kernel, whose state holds no grant (its next grant of a
+ * request overwrites the word).  The one extra test that would catch it
+ * costs an instruction on every outermost section.
+ */
+TEST_F(Exit, InconsistentRequestAndGrantedIsNotAGrant)
 {
 	Init(RSEQ_SLICE_MODE_UPSTREAM);
 	rseq_test::yield_value = 1;
-	EXPECT_EQ(LeaveWith(1, 1),
-			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(LeaveWith(1, 1), 0u);
 	EXPECT_EQ(request(), 0);
-	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	EXPECT_EQ(granted(), 1);
+	EXPECT_EQ(rseq_test::yield_calls, 0u);
 	ExpectBase(1);
+	ExpectCounters(ctr, want);
+	/* the kernel's next grant of a request (word {0, 1}) is seen as usual */
+	EXPECT_EQ(LeaveWith(0, 1),
+			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	ExpectBase(2);
 	want.grants = 1;
 	want.yields = 1;
 	want.yields_in_grant = 1;
 	ExpectCounters(ctr, want);
 }
 
-/* All four combinations in a row: the counters add up exactly. */
+/* The three states the kernel can leave, in a row: the counters add up exactly. */
 TEST_F(Exit, AllCombinationsAccumulate)
 {
 	Init(RSEQ_SLICE_MODE_UPSTREAM);
@@ -139,7 +154,7 @@ TEST_F(Exit, AllCombinationsAccumulate)
 	EXPECT_NE(LeaveWith(0, 1) & RSEQ_SLICE_EV_YIELDED, 0u);
 	EXPECT_NE(LeaveWith(0, 0) & RSEQ_SLICE_EV_REVOKED, 0u);
 	rseq_test::yield_value = 0;
-	EXPECT_EQ(LeaveWith(1, 1), RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED);
+	EXPECT_EQ(LeaveWith(0, 1), RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED);
 	EXPECT_EQ(rseq_test::yield_calls, 3u);
 	ExpectBase(4);
 	want.grants = 3;
