@@ -521,8 +521,10 @@ extern unsigned rseq_slice_granted_now(rseq_slice_state *s);
 
 /*
  * rseq_slice_close_request: end the request window of the outermost section
- * (upstream or poc mode): read request, clear it, then read granted; see
- * rseq_slice_granted for what the answers mean.  Returns RSEQ_SLICE_EV_*.
+ * (upstream or poc mode): upstream ends it with one xor of request
+ * (rseq_slice_request_acted) and reads granted only if the kernel acted;
+ * see rseq_slice_granted for what the answers mean.  Returns
+ * RSEQ_SLICE_EV_*.
  *
  * PoC: cr_flags is one word shared with the kernel; without an atomic
  * exchange a grant that lands between the load and the store is missed
