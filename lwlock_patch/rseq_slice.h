@@ -446,7 +446,11 @@ rseq_slice_request_acted(volatile rseq_slice_area *a, uint8_t asked)
 
 	a->slice.ctrl.request = 0;
 	RSEQ_SLICE_BARRIER();
-	/* without the single RMW, the load / store window of the old close */
+	/*
+	 * Without the single RMW: the load / store window of the old close, and
+	 * request already 0 here (the caller's clear repeats it); granted is
+	 * tested because a grant between the load and the store is live.
+	 */
 	return (uint8_t) (req ^ asked) != 0 || a->slice.ctrl.granted != 0;
 #endif
 }

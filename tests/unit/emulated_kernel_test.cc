@@ -470,7 +470,6 @@ protected:
 	unsigned CloseCall(F f, bool stepped)
 	{
 		unsigned	ev;
-
 		const uint64_t g0 = k_granted,
 					r0 = k_revoked;
 

@@ -330,7 +330,7 @@ void StepRace::GrantRevokeSweep(bool via_wait)
 	RecordProperty("lost_pairs", (int) lost);
 	RecordProperty("lost_grant_steps", Join(lost_i));
 	printf("[ info ] %s: %ld steps, %ld (grant, revoke) pairs, grant lost in %ld pairs, "
-		   "all with the grant at step(s) %s(request open until step %ld)\n",
+		   "grant steps of those: %s(request open until step %ld)\n",
 		   via_wait ? "wait_begin" : "leave", n, pairs, lost, Join(lost_i).c_str(),
 		   *could_grant.rbegin());
 }
