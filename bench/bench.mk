@@ -102,6 +102,10 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	  [ $$rc = 2 ] || { echo "bench-check: bench/run --dry-run $$a exited $$rc, not 2"; exit 1; }; \
 	done; rc=0; $(BENCH_RUN) --dry-run --shared-buffers 128kB --eviction-shared-buffers 16 > /dev/null 2>&1 || rc=$$?; \
 	  [ $$rc = 0 ] || { echo "bench-check: bench/run --dry-run --shared-buffers 128kB exited $$rc, not 0"; exit 1; }
+	@rc=0; $(BENCH_RUN) --dry-run --out "" > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/run --dry-run --out '' exited $$rc, not 2"; exit 1; }; \
+	  rc=0; $(BENCH_RUN) --dry-run --pg-dir /nonexistent-pg-dir > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/run --dry-run --pg-dir /nonexistent-pg-dir exited $$rc, not 2"; exit 1; }
 	@$(call msg,bench-check: check-run usage errors (exit 2))
 	@for a in "" "/nonexistent-run-folder" "$(BENCH_CHECK_OUT) --rows abc"; do \
 	  rc=0; $(BENCH_DIR)/check-run $$a > /dev/null 2>&1 || rc=$$?; \

@@ -235,10 +235,13 @@ static std::map<std::string, std::string> machine_info(const Options& o) {
     return m;
 }
 
-// The busiest processes of top's last iteration: "cc1 98%, make 5%, ...".
+// The busiest processes of top's last iteration: "cc1 98%, make 5%, ..."
+// (at most 8, each at or above 5 % of one CPU); "none at or above 5 %" when
+// no process reached that; "n/a (top gave no process table)" when top
+// failed or printed no table (so the report's cell is never blank).
 static std::string top_summary(const std::string& top) {
     size_t k = top.rfind("PID USER");
-    if (k == std::string::npos) return "";
+    if (k == std::string::npos) return "n/a (top gave no process table)";
     auto lines = split(top.substr(k), '\n');
     std::vector<std::string> out;
     for (size_t i = 1; i < lines.size() && out.size() < 8; i++) {
@@ -250,7 +253,7 @@ static std::string top_summary(const std::string& top) {
         if (cpu < 5) break;
         out.push_back(f[11] + " " + f[8] + "%");
     }
-    return join(out, ", ");
+    return out.empty() ? std::string("none at or above 5 %") : join(out, ", ");
 }
 
 // ---------------------------------------------------------------------------

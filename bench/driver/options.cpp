@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bench {
@@ -119,6 +120,12 @@ kept), 2 bad options, 128+N interrupted by signal N (servers stopped).
 )";
 }
 
+// True when path names a directory (following symlinks).
+static bool is_dir(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static std::string repo_default() {
     const char* e = getenv("PGRSEQ_REPO");
     if (e && *e) return e;
@@ -212,6 +219,7 @@ bool parse_options(int argc, char** argv, Options& o) {
         if (!inline_val.empty()) return inline_val;
         if (i + 1 >= argc || starts_with(argv[i + 1], "--"))
             throw UsageError(name + " needs a value" + (i + 1 < argc ? std::string(" (got option ") + argv[i + 1] + ")" : ""));
+        if (argv[i + 1][0] == '\0') throw UsageError(name + " needs a value (got an empty string)");
         return argv[++i];
     };
     for (int i = 1; i < argc; i++) {
@@ -347,6 +355,16 @@ bool parse_options(int argc, char** argv, Options& o) {
         throw UsageError("--eviction-shared-buffers: expected a size of at least 128kB, e.g. 16MB, got '" +
                          o.eviction_shared_buffers + "'");
 
+    // An explicit --pg-dir or --*-prefix naming no directory is a usage
+    // error (exit 2); an existing directory without a build is found later
+    // (check_installation: exit 1 with how to build it).
+    const std::pair<const char*, const std::string*> dirs[] = {{"--pg-dir", &o.pg_dir},
+                                                               {"--stock-prefix", &o.stock_prefix},
+                                                               {"--patched-prefix", &o.patched_prefix},
+                                                               {"--cassert-prefix", &o.cassert_prefix}};
+    for (const auto& [name, dir] : dirs)
+        if (!dir->empty() && !is_dir(*dir))
+            throw UsageError(std::string(name) + " " + *dir + ": no such directory");
     if (o.pg_dir.empty()) {
         const char* e = getenv("PGRSEQ_PG_DIR");
         o.pg_dir = e && *e ? e : o.repo + "/build/pg";
