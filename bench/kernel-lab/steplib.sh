@@ -46,6 +46,11 @@ lab_qemu() {
     [ -n "${KERNEL_LAB_QEMU:-}" ] && return 0
     "$(dirname "${BASH_SOURCE[0]}")/build-qemu" --build-dir "$1/qemu-rr" >&2
 }
+# in_tmpfs DIR: status 0 if DIR is under /tmp, /run or /dev/shm, which
+# run-in-guest's guest replaces with an empty tmpfs (so a checkout there
+# cannot be run in the guest); the lab scripts refuse such a checkout after
+# checking their options, so that option errors come first.
+in_tmpfs() { case $1 in /tmp|/tmp/*|/run|/run/*|/dev/shm|/dev/shm/*) return 0 ;; *) return 1 ;; esac; }
 # lab_scipy: make sure python3-scipy is installed (the summaries' 95 % t
 # intervals, p-values and F tests need it; without it they print n/a):
 # apt-get install through tools/apt-get-wait, which waits
