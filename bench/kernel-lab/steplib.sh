@@ -47,10 +47,25 @@ lab_qemu() {
     "$(dirname "${BASH_SOURCE[0]}")/build-qemu" --build-dir "$1/qemu-rr" >&2
 }
 # in_tmpfs DIR: status 0 if DIR is under /tmp, /run or /dev/shm, which
-# run-in-guest's guest replaces with an empty tmpfs (so a checkout there
-# cannot be run in the guest); the lab scripts refuse such a checkout after
-# checking their options, so that option errors come first.
+# run-in-guest's guest replaces with an empty tmpfs (so nothing there can
+# be run in the guest).
 in_tmpfs() { case $1 in /tmp|/tmp/*|/run|/run/*|/dev/shm|/dev/shm/*) return 0 ;; *) return 1 ;; esac; }
+# tmpfs_checkout PROG TOP DRYRUN: for a checkout TOP under a tmpfs, in a dry
+# run (DRYRUN 1) a note on stderr, and KERNEL_LAB_TMPFS_NOTED exported so
+# that run-in-guest's dry runs do not repeat it; in a real run "PROG: error:
+# ..." and exit 2. Nothing for any other TOP. The lab scripts call it after
+# checking their options (so option errors come first) and before anything
+# is built or booted.
+tmpfs_checkout() {
+    in_tmpfs "$2" || return 0
+    if [ "$3" = 1 ]; then
+        echo "$1: note: the checkout $2 is under /tmp, /run or /dev/shm, which the guest replaces with an empty tmpfs: a real run exits 2 (clone it elsewhere)" >&2
+        export KERNEL_LAB_TMPFS_NOTED=1
+        return 0
+    fi
+    echo "$1: error: the checkout $2 is under /tmp, /run or /dev/shm, which the guest replaces with an empty tmpfs: clone it elsewhere (e.g. under /work or \$HOME)" >&2
+    exit 2
+}
 # lab_scipy: make sure python3-scipy is installed (the summaries' 95 % t
 # intervals, p-values and F tests need it; without it they print n/a):
 # apt-get install through tools/apt-get-wait, which waits
