@@ -111,6 +111,18 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	  rc=0; $(BENCH_DIR)/check-run $$a > /dev/null 2>&1 || rc=$$?; \
 	  [ $$rc = 2 ] || { echo "bench-check: bench/check-run $$a exited $$rc, not 2"; exit 1; }; \
 	done
+	@$(call msg,bench-check: callgrind/wired-dispatch: usage errors (exit 2); its diff applies to lwlock_patch's headers)
+	@for a in "--bogus" "--workloads foo" "--workloads hotlock,,x" "--build /nonexistent-build-dir"; do \
+	  rc=0; $(CURDIR)/bench/callgrind/wired-dispatch $$a > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch $$a exited $$rc, not 2"; exit 1; }; \
+	done; rc=0; $(CURDIR)/bench/callgrind/wired-dispatch --out "" > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch --out '' exited $$rc, not 2"; exit 1; }
+	@d=$(BENCH_CHECK_OUT)/wired-diff; rm -rf $$d && mkdir -p $$d/src/include/port $$d/src/include/storage && \
+	  cp $(CURDIR)/lwlock_patch/rseq_slice.h $$d/src/include/port/ && cp $(CURDIR)/lwlock_patch/rseq_lock.h $$d/src/include/storage/ && \
+	  patch -d $$d -p1 --forward --quiet < $(CURDIR)/bench/callgrind/wired-dispatch.diff > $$d/patch.log 2>&1 || \
+	  { cat $$d/patch.log; echo "bench-check: bench/callgrind/wired-dispatch.diff no longer applies to lwlock_patch/rseq_slice.h and rseq_lock.h: update it"; exit 1; }; \
+	  n=$$(grep -c PG_RSEQ_WIRED_PATH $$d/src/include/storage/rseq_lock.h $$d/src/include/port/rseq_slice.h | awk -F: '{s+=$$2} END {print s}'); \
+	  [ "$$n" -ge 4 ] || { echo "bench-check: wired-dispatch.diff applied but PG_RSEQ_WIRED_PATH appears $$n times"; exit 1; }
 	@$(call msg,bench-check: bench/run --quick (stock vs patched:auto))
 	@SECONDS=0; $(BENCH_RUN) --quick --out $(BENCH_CHECK_OUT)/quick; \
 	  $(call msg,bench-check: --quick took $${SECONDS}s)
