@@ -112,11 +112,17 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	  [ $$rc = 2 ] || { echo "bench-check: bench/check-run $$a exited $$rc, not 2"; exit 1; }; \
 	done
 	@$(call msg,bench-check: callgrind/wired-dispatch: usage errors (exit 2); its diff applies to lwlock_patch's headers)
-	@for a in "--bogus" "--workloads foo" "--workloads hotlock,,x" "--build /nonexistent-build-dir"; do \
-	  rc=0; $(CURDIR)/bench/callgrind/wired-dispatch $$a > /dev/null 2>&1 || rc=$$?; \
-	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch $$a exited $$rc, not 2"; exit 1; }; \
-	done; rc=0; $(CURDIR)/bench/callgrind/wired-dispatch --out "" > /dev/null 2>&1 || rc=$$?; \
-	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch --out '' exited $$rc, not 2"; exit 1; }
+	@e=$(BENCH_CHECK_OUT)/wired-empty-build; mkdir -p $$e; \
+	  for a in "--bogus" "--workloads foo" "--workloads hotlock,,x" "--workloads hotlock," "--workloads hotlock,hotlock" \
+	           "--work $$e/pg/x" "--work $(CURDIR)/lwlock_patch/x"; do \
+	  rc=0; $(CURDIR)/bench/callgrind/wired-dispatch --build $$e $$a > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch --build $$e $$a exited $$rc, not 2"; exit 1; }; \
+	done; rc=0; $(CURDIR)/bench/callgrind/wired-dispatch --build /nonexistent-build-dir > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch --build /nonexistent-build-dir exited $$rc, not 2"; exit 1; }; \
+	  rc=0; $(CURDIR)/bench/callgrind/wired-dispatch --build $$e --out "" > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/callgrind/wired-dispatch --out '' exited $$rc, not 2"; exit 1; }; \
+	  rc=0; $(CURDIR)/bench/callgrind/wired-dispatch --build $$e --work $$e/w --out $$e/o > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 1 ] || { echo "bench-check: bench/callgrind/wired-dispatch on a build folder without servers exited $$rc, not 1"; exit 1; }
 	@d=$(BENCH_CHECK_OUT)/wired-diff; rm -rf $$d && mkdir -p $$d/src/include/port $$d/src/include/storage && \
 	  cp $(CURDIR)/lwlock_patch/rseq_slice.h $$d/src/include/port/ && cp $(CURDIR)/lwlock_patch/rseq_lock.h $$d/src/include/storage/ && \
 	  patch -d $$d -p1 --forward --quiet < $(CURDIR)/bench/callgrind/wired-dispatch.diff > $$d/patch.log 2>&1 || \
