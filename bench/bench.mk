@@ -127,7 +127,7 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	  cp $(CURDIR)/lwlock_patch/rseq_slice.h $$d/src/include/port/ && cp $(CURDIR)/lwlock_patch/rseq_lock.h $$d/src/include/storage/ && \
 	  patch -d $$d -p1 --forward --quiet < $(CURDIR)/bench/callgrind/wired-dispatch.diff > $$d/patch.log 2>&1 || \
 	  { cat $$d/patch.log; echo "bench-check: bench/callgrind/wired-dispatch.diff no longer applies to lwlock_patch/rseq_slice.h and rseq_lock.h: update it"; exit 1; }; \
-	  n=$$(grep -c PG_RSEQ_WIRED_PATH $$d/src/include/storage/rseq_lock.h $$d/src/include/port/rseq_slice.h | awk -F: '{s+=$$2} END {print s}'); \
+	  n=$$(cat $$d/src/include/storage/rseq_lock.h $$d/src/include/port/rseq_slice.h | grep -c PG_RSEQ_WIRED_PATH); \
 	  [ "$$n" -ge 4 ] || { echo "bench-check: wired-dispatch.diff applied but PG_RSEQ_WIRED_PATH appears $$n times"; exit 1; }
 	@$(call msg,bench-check: bench/run --quick (stock vs patched:auto))
 	@SECONDS=0; $(BENCH_RUN) --quick --out $(BENCH_CHECK_OUT)/quick; \
