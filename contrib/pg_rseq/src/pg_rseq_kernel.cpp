@@ -83,10 +83,19 @@ enum StateColumn : size_t
 	kStateGranted,
 	kStateRseqCs,
 	kStateMarker,				/* 1.1.0 */
+	kStateRseqCsKind,			/* 1.2.0 */
 	kStateColumns
 };
-/* 1.0.0 has no marker column. */
-constexpr size_t kStateColumns10 = kStateColumns - 1;
+/* 1.1.0 has no rseq_cs_kind column, 1.0.0 no marker either. */
+constexpr size_t kStateColumns11 = kStateColumns - 1;
+constexpr size_t kStateColumns10 = kStateColumns - 2;
+
+constexpr size_t
+StateColumns(Api api)
+{
+	return api == Api::k1_0 ? kStateColumns10
+		: api == Api::k1_1 ? kStateColumns11 : kStateColumns;
+}
 
 
 /*
@@ -148,21 +157,43 @@ RseqKernel(FunctionCallInfo fcinfo)
 }
 
 /*
+ * What rseq_cs holds, without the address: "none" (0), "marker" (the lock
+ * layer's preemption marker) or "other" (another rseq user's descriptor).
+ */
+const char *
+RseqCsKind(uint64_t rseq_cs)
+{
+	if (rseq_cs == 0)
+		return "none";
+#if PG_RSEQ_PATCHED
+	if (rseq_cs == static_cast<uint64_t>(PgRseqState.marker))
+		return "marker";
+#endif
+	return "other";
+}
+
+/*
  * pg_rseq_backend_state: this backend's nesting depth and mode in force
  * (NULL on a stock server), and the bytes of its rseq area the protocol
  * writes: slice_ctrl.request, slice_ctrl.granted and rseq_cs (NULL if no
  * rseq area is registered); 1.1.0 adds `marker`, the address of the lock
  * layer's preemption marker, which stays armed in rseq_cs between sections
- * (NULL on a stock server or without an rseq area).
+ * (NULL on a stock server or without an rseq area); 1.2.0 adds
+ * `rseq_cs_kind`, what rseq_cs holds without its address.
+ *
+ * rseq_cs and marker are addresses in the server's memory: they are shown
+ * only to superusers and roles with the privileges of pg_read_all_stats
+ * (MayReadAllStats), NULL for everyone else, in every SQL version.
  */
 template <Api api>
 Datum
 RseqBackendState(FunctionCallInfo fcinfo)
 {
-	constexpr size_t ncolumns = api == Api::k1_0 ? kStateColumns10 : kStateColumns;
+	constexpr size_t ncolumns = StateColumns(api);
 	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_backend_state", ncolumns);
 	Row<kStateColumns> row;
 	volatile rseq_slice_area *area = CurrentArea();
+	bool		addresses = MayReadAllStats();
 
 #if PG_RSEQ_PATCHED
 	row.Set(kStateDepth, Int64GetDatum(static_cast<int64>(PgRseqState.depth)));
@@ -170,18 +201,31 @@ RseqBackendState(FunctionCallInfo fcinfo)
 #endif
 	if (area != nullptr)
 	{
+		uint64_t	rseq_cs = area->rseq_cs;
+
 		row.Set(kStateRequest, Int16GetDatum(static_cast<int16>(area->slice.ctrl.request)));
 		row.Set(kStateGranted, Int16GetDatum(static_cast<int16>(area->slice.ctrl.granted)));
-		/* an address (or 0); below 2^63 on x86_64, so a plain bigint */
-		row.Set(kStateRseqCs, Int64GetDatum(static_cast<int64>(area->rseq_cs)));
+		row.SetText(kStateRseqCsKind, RseqCsKind(rseq_cs));
+		if (addresses)
+		{
+			/* an address (or 0); below 2^63 on x86_64, so a plain bigint */
+			row.Set(kStateRseqCs, Int64GetDatum(static_cast<int64>(rseq_cs)));
 #if PG_RSEQ_PATCHED
-		row.Set(kStateMarker, Int64GetDatum(static_cast<int64>(PgRseqState.marker)));
+			row.Set(kStateMarker, Int64GetDatum(static_cast<int64>(PgRseqState.marker)));
 #endif
+		}
 	}
 
 	if constexpr (api == Api::k1_0)
 	{
-		Row<kStateColumns10> old = WithoutColumn(row, kStateMarker);
+		Row<kStateColumns11> a = WithoutColumn(row, kStateRseqCsKind);
+		Row<kStateColumns10> old = WithoutColumn(a, kStateMarker);
+
+		return RowDatum(tupdesc, old);
+	}
+	else if constexpr (api == Api::k1_1)
+	{
+		Row<kStateColumns11> old = WithoutColumn(row, kStateRseqCsKind);
 
 		return RowDatum(tupdesc, old);
 	}
@@ -216,4 +260,10 @@ PG_RSEQ_FUNCTION(pg_rseq_backend_state)
 PG_RSEQ_FUNCTION(pg_rseq_backend_state_1_1)
 {
 	return RseqBackendState<Api::k1_1>(fcinfo);
+}
+
+/* pg_rseq_backend_state() of 1.2.0: with `rseq_cs_kind`. */
+PG_RSEQ_FUNCTION(pg_rseq_backend_state_1_2)
+{
+	return RseqBackendState<Api::k1_2>(fcinfo);
 }

@@ -12,10 +12,13 @@
  * bigint saturating at 2^63 - 1, so no counter is ever negative.
  *
  * Visibility (like pg_stat_activity): a role with the privileges of
- * pg_read_all_stats sees every backend; other roles see their own backend
- * and backends whose role they have the privileges of.  Rows they may not
- * see are left out.  The tranche and totals views are cluster-wide sums
- * with no per-user content: everyone may read them.
+ * pg_read_all_stats (superusers included) sees every backend; other roles
+ * see their own backend and backends whose role they have the privileges
+ * of.  Rows they may not see are left out whole (pid, backend type and
+ * counters), in every SQL version.  Background processes without a role
+ * (checkpointer, walwriter, ...) are other roles' backends in this sense.
+ * The tranche and totals views are cluster-wide sums with no per-user
+ * content: everyone may read them.
  *
  * Resetting is a separate function, pg_stat_rseq_reset(), which is not
  * executable by PUBLIC (superusers, and roles it is GRANTed to).
@@ -32,6 +35,9 @@
  * `detail` column, pg_stat_rseq_tranche yields_in_grant and revoked.
  * 1.0.0 (the original entry points): the columns of 1.0.0, every counter
  * as the lock layer has it (detail counters stand still while not counted).
+ * 1.2.0 (entry points *_1_2): as 1.1.0, with the outcome counters named
+ * for what user space observes: grants_in_place and requests_cleared
+ * instead of grants and revoked (see Outcomes).
  *
  * contrib/pg_rseq/src/pg_rseq_stats.cpp
  */
@@ -44,7 +50,11 @@ namespace pg_rseq
 namespace
 {
 
-/* Columns shared by pg_stat_rseq and pg_stat_rseq_totals, in SQL order. */
+/*
+ * Columns shared by pg_stat_rseq and pg_stat_rseq_totals, in SQL order:
+ * the detail counters, then the outcome counters, whose names and order
+ * depend on the SQL version (OutcomeColumn).
+ */
 enum CounterColumn : size_t
 {
 	kSections,
@@ -55,13 +65,83 @@ enum CounterColumn : size_t
 	kNestedEntries,
 	kMaxDepth,
 	kRequests,
-	kGrants,
-	kYields,
-	kYieldsInGrant,
-	kRevoked,
-	kDescheduled,
-	kCounterColumns
+	kFirstOutcome,
+	kCounterColumns = kFirstOutcome + 5
 };
+
+/*
+ * The five outcome counters from the lock layer's grants, revoked, yields,
+ * yields_in_grant and descheduled, as each SQL version names and orders
+ * them (offsets from the first outcome column, or from the first outcome
+ * column of pg_stat_rseq_tranche).
+ *
+ *   1.0.0, 1.1.0: grants, yields, yields_in_grant, revoked, descheduled
+ *                 (pg_stat_rseq_tranche: descheduled first, then the
+ *                 others; 1.0.0 has no yields_in_grant and revoked there)
+ *   1.2.0:        grants_in_place (= grants - revoked), requests_cleared
+ *                 (= revoked), yields, yields_in_grant, descheduled
+ *                 (pg_stat_rseq_tranche: descheduled first)
+ *
+ * grants counts sections that left with granted set plus sections whose
+ * request the kernel had cleared with granted clear; revoked the latter.
+ * User space cannot tell a revoked grant from a request cleared at a
+ * context switch or a grant refused, so the lock layer's `grants` is no
+ * count of kernel grants: 1.2.0 shows what was observed instead.
+ */
+struct Outcomes
+{
+	uint64_t	grants_in_place;
+	uint64_t	requests_cleared;
+	uint64_t	yields;
+	uint64_t	yields_in_grant;
+	uint64_t	descheduled;
+};
+PG_RSEQ_ASSERT_POD(Outcomes);
+
+/* The outcomes of counters already made consistent (revoked <= grants). */
+Outcomes
+OutcomesOf(uint64_t grants, uint64_t revoked, uint64_t yields,
+		   uint64_t yields_in_grant, uint64_t descheduled)
+{
+	Outcomes	o;
+
+	o.grants_in_place = grants - revoked;
+	o.requests_cleared = revoked;
+	o.yields = yields;
+	o.yields_in_grant = yields_in_grant;
+	o.descheduled = descheduled;
+	return o;
+}
+
+/*
+ * Fill the outcome columns of `row` starting at `first` in the order of
+ * `api`; `descheduled_first` for pg_stat_rseq_tranche's order.
+ */
+template <Api api, size_t N>
+void
+SetOutcomes(Row<N> &row, size_t first, const Outcomes &o, bool descheduled_first)
+{
+	size_t		i = first;
+
+	if (descheduled_first)
+		row.SetBigint(i++, o.descheduled);
+	if constexpr (api == Api::k1_2)
+	{
+		row.SetBigint(i++, o.grants_in_place);
+		row.SetBigint(i++, o.requests_cleared);
+		row.SetBigint(i++, o.yields);
+		row.SetBigint(i++, o.yields_in_grant);
+	}
+	else
+	{
+		row.SetBigint(i++, o.grants_in_place + o.requests_cleared);
+		row.SetBigint(i++, o.yields);
+		row.SetBigint(i++, o.yields_in_grant);
+		row.SetBigint(i++, o.requests_cleared);
+	}
+	if (!descheduled_first)
+		row.SetBigint(i++, o.descheduled);
+}
 
 /* pg_stat_rseq: pid, backend_type, mode, the counters, stats_reset. */
 constexpr size_t kBackendPid = 0;
@@ -78,20 +158,23 @@ constexpr size_t kTotalsColumns = kTotalsStatsReset + 1;
 /* 1.0.0 has no detail column. */
 constexpr size_t kTotalsColumns10 = kTotalsColumns - 1;
 
-/* pg_stat_rseq_tranche (1.1.0; 1.0.0 has the first six columns). */
+/*
+ * pg_stat_rseq_tranche: tranche, lock_kind, acquisitions, then the five
+ * outcome columns, descheduled_while_holding first (1.1.0 and 1.2.0;
+ * 1.0.0 has the first six columns: no yields_in_grant and revoked).
+ */
 enum TrancheColumn : size_t
 {
 	kTrancheName,
 	kTrancheKind,
 	kTrancheAcquisitions,
-	kTrancheDescheduled,
-	kTrancheGrants,
-	kTrancheYields,
-	kTrancheYieldsInGrant,
-	kTrancheRevoked,
-	kTrancheColumns
+	kTrancheFirstOutcome,
+	kTrancheColumns = kTrancheFirstOutcome + 5
 };
-constexpr size_t kTrancheColumns10 = kTrancheYields + 1;
+constexpr size_t kTrancheColumns10 = kTrancheColumns - 2;
+/* 1.0.0/1.1.0 positions of the columns 1.0.0 does not have */
+constexpr size_t kTrancheYieldsInGrant11 = kTrancheFirstOutcome + 3;
+constexpr size_t kTrancheRevoked11 = kTrancheFirstOutcome + 4;
 
 /* Number of result columns of each function, per SQL version. */
 constexpr size_t
@@ -118,7 +201,11 @@ ShowDetail(Api api)
 
 #if PG_RSEQ_PATCHED
 
-/* Enforce the documented relations between counters of one snapshot. */
+/*
+ * Enforce the documented relations between counters of one snapshot
+ * (revoked <= grants, so grants_in_place >= 0; yields <= grants;
+ * yields_in_grant <= yields).
+ */
 void
 MakeConsistent(rseq_slice_counters *c)
 {
@@ -132,10 +219,11 @@ MakeConsistent(rseq_slice_counters *c)
 }
 
 /*
- * Fill the counter columns starting at `first`; the detail counters only
- * if `detail` (else they stay NULL: not counted).
+ * Fill the counter columns starting at `first` in the order of `api`; the
+ * detail counters only if `detail` (else they stay NULL: not counted).
+ * `c` must have been made consistent.
  */
-template <size_t N>
+template <Api api, size_t N>
 void
 SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c, bool detail)
 {
@@ -152,11 +240,10 @@ SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c, bool detail
 		row.SetBigint(first + kMaxDepth, c.max_depth);
 		row.SetBigint(first + kRequests, c.requests);
 	}
-	row.SetBigint(first + kGrants, c.grants);
-	row.SetBigint(first + kYields, c.yields);
-	row.SetBigint(first + kYieldsInGrant, c.yields_in_grant);
-	row.SetBigint(first + kRevoked, c.revoked);
-	row.SetBigint(first + kDescheduled, c.descheduled);
+	SetOutcomes<api>(row, first + kFirstOutcome,
+					 OutcomesOf(c.grants, c.revoked, c.yields,
+								c.yields_in_grant, c.descheduled),
+					 false);
 }
 
 /* May the current user see the backend in slot `procno` with this pid? */
@@ -213,7 +300,7 @@ StatRseq(FunctionCallInfo fcinfo)
 	StartMaterializedSRF(fcinfo, "pg_stat_rseq", kBackendColumns);
 #if PG_RSEQ_PATCHED
 	{
-		bool		read_all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+		bool		read_all = MayReadAllStats();
 		bool		detail = ShowDetail(api);
 		int			nslots = PgRseqNumSlots();
 
@@ -232,7 +319,7 @@ StatRseq(FunctionCallInfo fcinfo)
 			row.SetText(kBackendType,
 						GetBackendTypeDesc(static_cast<BackendType>(snap.backend_type)));
 			row.SetText(kBackendMode, ModeName(snap.mode));
-			SetCounters(row, kBackendFirstCounter, snap.c, detail);
+			SetCounters<api>(row, kBackendFirstCounter, snap.c, detail);
 			if (snap.stats_reset != 0)
 				row.Set(kBackendStatsReset, TimestampTzGetDatum(snap.stats_reset));
 			PutRow(fcinfo, row);
@@ -261,7 +348,7 @@ StatRseqTotals(FunctionCallInfo fcinfo)
 
 		PgRseqSnapshotTotals(&c, rows, &reset);
 		MakeConsistent(&c);
-		SetCounters(row, 0, c, ShowDetail(api));
+		SetCounters<api>(row, 0, c, ShowDetail(api));
 		row.Set(kTotalsDetail, BoolGetDatum(DetailCounted()));
 		if (reset != 0)
 			row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
@@ -352,15 +439,14 @@ StatRseqTranche(FunctionCallInfo fcinfo)
 			/* LWLock acquisitions are always counted, the other kinds' with detail */
 			if (!sums[s].always || detail)
 				row.SetBigint(kTrancheAcquisitions, t->acquisitions);
-			row.SetBigint(kTrancheDescheduled, t->descheduled);
-			row.SetBigint(kTrancheGrants, t->grants);
-			row.SetBigint(kTrancheYields, t->yields);
-			row.SetBigint(kTrancheYieldsInGrant, t->yields_in_grant);
-			row.SetBigint(kTrancheRevoked, t->revoked);
+			SetOutcomes<api>(row, kTrancheFirstOutcome,
+							 OutcomesOf(t->grants, t->revoked, t->yields,
+										t->yields_in_grant, t->descheduled),
+							 true);
 			if constexpr (api == Api::k1_0)
 			{
-				Row<kTrancheColumns - 1> a = WithoutColumn(row, kTrancheRevoked);
-				Row<kTrancheColumns10> old = WithoutColumn(a, kTrancheYieldsInGrant);
+				Row<kTrancheColumns - 1> a = WithoutColumn(row, kTrancheRevoked11);
+				Row<kTrancheColumns10> old = WithoutColumn(a, kTrancheYieldsInGrant11);
 
 				PutRow(fcinfo, old);
 			}
@@ -411,6 +497,25 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_tranche)
 PG_RSEQ_FUNCTION(pg_stat_rseq_tranche_1_1)
 {
 	return StatRseqTranche<Api::k1_1>(fcinfo);
+}
+
+/*
+ * The 1.2.0 entry points: grants_in_place and requests_cleared instead of
+ * grants and revoked (see Outcomes).
+ */
+PG_RSEQ_FUNCTION(pg_stat_rseq_1_2)
+{
+	return StatRseq<Api::k1_2>(fcinfo);
+}
+
+PG_RSEQ_FUNCTION(pg_stat_rseq_totals_1_2)
+{
+	return StatRseqTotals<Api::k1_2>(fcinfo);
+}
+
+PG_RSEQ_FUNCTION(pg_stat_rseq_tranche_1_2)
+{
+	return StatRseqTranche<Api::k1_2>(fcinfo);
 }
 
 /*

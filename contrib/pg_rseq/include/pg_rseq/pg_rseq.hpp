@@ -6,7 +6,8 @@
  *   pg_rseq_kernel.cpp  pg_rseq_kernel(), pg_rseq_backend_state()
  *   pg_rseq_stats.cpp   pg_stat_rseq(), pg_stat_rseq_tranche(),
  *                       pg_stat_rseq_totals(), pg_stat_rseq_reset()
- *   pg_rseq_test.cpp    pg_rseq_test_error_in_lwlocks()
+ *   pg_rseq_test.cpp    pg_rseq_test_error_in_lwlocks(),
+ *                       pg_rseq_test_signal_in_lwlocks()
  *
  * contrib/pg_rseq/include/pg_rseq/pg_rseq.hpp
  */
@@ -116,8 +117,28 @@ WithoutColumn(const Row<N> &row, size_t col)
 enum class Api
 {
 	k1_0,						/* pg_rseq--1.0.0.sql */
-	k1_1						/* pg_rseq--1.1.0.sql */
+	k1_1,						/* pg_rseq--1.1.0.sql */
+	k1_2						/* pg_rseq--1.2.0.sql */
 };
+
+/* ----------
+ * Privileges
+ * ----------
+ */
+
+/*
+ * May the current user read addresses and other raw words of this
+ * backend's rseq area (pg_rseq_backend_state().rseq_cs and marker), and
+ * other roles' backends in pg_stat_rseq?  Superusers and roles with the
+ * privileges of pg_read_all_stats, as for PostgreSQL's
+ * pg_backend_memory_contexts and pg_stat_activity.  Every SQL version's
+ * entry points ask this: the rule does not depend on ALTER EXTENSION.
+ */
+inline bool
+MayReadAllStats()
+{
+	return has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+}
 
 /*
  * Is this backend counting the detail counters (GUC rseq_slice_detail:
