@@ -34,23 +34,24 @@ SELECT sections > 0 AS sections,
        stats_reset IS NOT NULL AS has_stats_reset
 FROM pg_stat_rseq_totals;
 
--- every row: never negative, and grants <= requests, revoked <= grants,
--- yields <= grants, yields_in_grant <= yields
+-- every row: never negative, and grants_in_place + requests_cleared <=
+-- requests (every grant or cleared request answered a request),
+-- yields <= grants_in_place + requests_cleared, yields_in_grant <= yields
 SELECT count(*) > 1 AS several_backends,
        count(DISTINCT pid) = count(*) AS one_row_per_pid,
        bool_and(sections >= 0 AND spinlock_sections >= 0 AND buffer_header_sections >= 0
                 AND lwlock_sections >= 0 AND wait_list_sections >= 0 AND nested_entries >= 0
                 AND max_depth >= 0 AND requests >= 0 AND descheduled_while_holding >= 0) AS never_negative,
-       bool_and(grants <= requests) AS grants_le_requests,
-       bool_and(revoked <= grants) AS revoked_le_grants,
-       bool_and(yields <= grants) AS yields_le_grants,
+       bool_and(grants_in_place >= 0 AND requests_cleared >= 0 AND yields >= 0
+                AND yields_in_grant >= 0) AS outcomes_never_negative,
+       bool_and(grants_in_place + requests_cleared <= requests) AS answers_le_requests,
+       bool_and(yields <= grants_in_place + requests_cleared) AS yields_le_answers,
        bool_and(yields_in_grant <= yields) AS yields_in_grant_le_yields,
        bool_and(backend_type IS NOT NULL AND mode IS NOT NULL AND stats_reset IS NOT NULL) AS no_nulls
 FROM pg_stat_rseq;
 
-SELECT grants <= requests AS grants_le_requests,
-       revoked <= grants AS revoked_le_grants,
-       yields <= grants AS yields_le_grants,
+SELECT grants_in_place + requests_cleared <= requests AS answers_le_requests,
+       yields <= grants_in_place + requests_cleared AS yields_le_answers,
        yields_in_grant <= yields AS yields_in_grant_le_yields,
        descheduled_while_holding >= 0 AS descheduled_not_negative
 FROM pg_stat_rseq_totals;
@@ -69,11 +70,10 @@ FROM pg_stat_rseq_tranche
 WHERE tranche IN ('BufferContent', 'BufferMapping', 'WALInsert', 'spinlock', 'buffer header')
 ORDER BY tranche;
 SELECT count(*) = count(DISTINCT (tranche, lock_kind)) AS one_row_per_tranche,
-       bool_and(acquisitions >= 0 AND descheduled_while_holding >= 0 AND grants >= 0
-                AND yields >= 0 AND yields_in_grant >= 0 AND revoked >= 0) AS never_negative,
-       bool_and(yields <= grants) AS yields_le_grants,
-       bool_and(yields_in_grant <= yields) AS yields_in_grant_le_yields,
-       bool_and(revoked <= grants) AS revoked_le_grants
+       bool_and(acquisitions >= 0 AND descheduled_while_holding >= 0 AND grants_in_place >= 0
+                AND requests_cleared >= 0 AND yields >= 0 AND yields_in_grant >= 0) AS never_negative,
+       bool_and(yields <= grants_in_place + requests_cleared) AS yields_le_answers,
+       bool_and(yields_in_grant <= yields) AS yields_in_grant_le_yields
 FROM pg_stat_rseq_tranche;
 
 DROP TABLE rseq_traffic;

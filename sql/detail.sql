@@ -2,10 +2,10 @@
 -- rseq_slice_detail: the lock layer counts the per-kind entries of
 -- spinlocks, buffer header and wait-list locks, the outermost sections,
 -- nested entries, max_depth and requests (lock layer layout 3) only while
--- it is on.  1.1.0 shows those columns as NULL while they are not counted
--- (never as 0); LWLock acquisitions (lwlock_sections) and the outcome
--- counters (grants, yields, yields_in_grant, revoked,
--- descheduled_while_holding) are counted either way.  sql/upgrade.sql
+-- it is on.  1.1.0 and later show those columns as NULL while they are
+-- not counted (never as 0); LWLock acquisitions (lwlock_sections) and the
+-- outcome counters (grants_in_place, requests_cleared, yields,
+-- yields_in_grant, descheduled_while_holding) are counted either way.  sql/upgrade.sql
 -- checks, through 1.0.0's columns (which show the raw counts), that the
 -- detail counters stand still while it is off.
 --
@@ -37,24 +37,24 @@ SELECT k.detail AS kernel_detail,
            AND t.wait_list_sections IS NULL AND t.nested_entries IS NULL
            AND t.max_depth IS NULL AND t.requests IS NULL AS detail_columns_null,
        t.lwlock_sections > 0 AS lwlock_sections,
-       t.grants >= 0 AND t.yields >= 0 AND t.yields_in_grant >= 0
-           AND t.revoked >= 0 AND t.descheduled_while_holding >= 0 AS outcomes_shown,
+       t.grants_in_place >= 0 AND t.requests_cleared >= 0 AND t.yields >= 0
+           AND t.yields_in_grant >= 0 AND t.descheduled_while_holding >= 0 AS outcomes_shown,
        t.stats_reset IS NOT NULL AS has_stats_reset
 FROM pg_rseq_kernel() k, pg_stat_rseq_totals t;
 SELECT count(*) > 1 AS several_backends,
        bool_and(sections IS NULL AND spinlock_sections IS NULL AND buffer_header_sections IS NULL
                 AND wait_list_sections IS NULL AND nested_entries IS NULL
                 AND max_depth IS NULL AND requests IS NULL) AS detail_columns_null,
-       bool_and(lwlock_sections >= 0 AND grants >= 0 AND yields >= 0
-                AND yields_in_grant >= 0 AND revoked >= 0
+       bool_and(lwlock_sections >= 0 AND grants_in_place >= 0 AND requests_cleared >= 0
+                AND yields >= 0 AND yields_in_grant >= 0
                 AND descheduled_while_holding >= 0) AS others_shown
 FROM pg_stat_rseq;
 -- per tranche: the LWLock rows keep their acquisitions, the other kinds'
 -- are detail counters; every row keeps its outcome counters
 SELECT lock_kind,
        bool_and(acquisitions IS NULL) AS acquisitions_null,
-       bool_and(descheduled_while_holding >= 0 AND grants >= 0 AND yields >= 0
-                AND yields_in_grant >= 0 AND revoked >= 0) AS outcomes_shown
+       bool_and(descheduled_while_holding >= 0 AND grants_in_place >= 0 AND requests_cleared >= 0
+                AND yields >= 0 AND yields_in_grant >= 0) AS outcomes_shown
 FROM pg_stat_rseq_tranche GROUP BY lock_kind ORDER BY lock_kind;
 
 -- still counted while off: LWLock acquisitions and deschedules.  The

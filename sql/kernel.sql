@@ -19,7 +19,8 @@ SELECT lock_layer,
        detail = current_setting('rseq_slice_detail')::boolean AS detail_matches_guc
 FROM pg_rseq_kernel();
 
--- the result columns (1.1.0: detail after mode_reason, marker last)
+-- the result columns (1.1.0: detail after mode_reason, marker; 1.2.0:
+-- rseq_cs_kind last)
 SELECT pg_get_function_arguments('pg_rseq_kernel'::regproc) AS kernel_columns;
 SELECT pg_get_function_arguments('pg_rseq_backend_state'::regproc) AS backend_state_columns;
 
@@ -34,7 +35,13 @@ WHERE r.pid = pg_backend_pid();
 SELECT depth,
        coalesce(request, 0) AS request,
        coalesce(granted, 0) AS granted,
-       coalesce(rseq_cs IN (0, marker), true) AS rseq_cs_0_or_marker
+       coalesce(rseq_cs IN (0, marker), true) AS rseq_cs_0_or_marker,
+       coalesce(rseq_cs_kind IN ('none', 'marker'), true) AS rseq_cs_kind_none_or_marker
+FROM pg_rseq_backend_state();
+-- rseq_cs_kind names what rseq_cs holds (a superuser sees both)
+SELECT rseq_cs_kind IS NOT DISTINCT FROM
+           CASE WHEN rseq_cs = 0 THEN 'none' WHEN rseq_cs = marker THEN 'marker'
+                WHEN rseq_cs IS NOT NULL THEN 'other' END AS rseq_cs_kind_matches
 FROM pg_rseq_backend_state();
 -- the marker is known whenever an rseq area is registered
 SELECT coalesce(s.marker > 0, false) = k.rseq_registered AS marker_iff_registered,

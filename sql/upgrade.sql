@@ -1,7 +1,10 @@
 --
 -- Upgrade: install 1.0.0, check its columns, ALTER EXTENSION pg_rseq
--- UPDATE to 1.1.0, check the new columns and their values, and that the
--- updated extension has exactly the objects of a fresh 1.1.0 install.
+-- UPDATE (1.0.0 -> 1.1.0 -> 1.2.0), check the new columns and their
+-- values, and that the updated extension has exactly the objects of a
+-- fresh 1.2.0 install; then the same from 1.1.0.  Databases not yet
+-- updated keep their old columns, and the module hides addresses from
+-- roles without pg_read_all_stats in every version.
 --
 CREATE EXTENSION pg_rseq VERSION '1.0.0';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
@@ -46,6 +49,12 @@ FROM pg_rseq_backend_state(), pg_rseq_kernel();
 SELECT count(*) > 0 AS has_rows, bool_and(yields <= grants) AS yields_le_grants
 FROM pg_stat_rseq_tranche;
 SELECT sections > 0 AS sections, lwlock_sections > 0 AS lwlock_sections FROM pg_stat_rseq_totals;
+-- 1.0.0's rseq_cs is an address too: NULL without pg_read_all_stats
+CREATE ROLE regress_rseq_plain;
+SET ROLE regress_rseq_plain;
+SELECT depth, rseq_cs FROM pg_rseq_backend_state();
+SELECT count(*) AS visible_rows, bool_and(pid = pg_backend_pid()) AS only_own_row FROM pg_stat_rseq;
+RESET ROLE;
 
 -- 1.0.0 on this lock layer shows every counter as counted.  With
 -- rseq_slice_detail off the detail counters stand still (this backend's,
@@ -84,30 +93,36 @@ SELECT 1 WHERE current_setting('rseq_slice_detail') <> 'on' \watch i=0.01 c=6000
 \o
 SHOW rseq_slice_detail;
 
--- the update
+-- the update, through 1.1.0
 ALTER EXTENSION pg_rseq UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
 SELECT * FROM rseq_columns;
 
 -- real values in the new columns: every row consistent; without the slice
 -- extension (any kernel before 7.0, or not enabled) the kernel never
--- grants, so grants, yields, yields_in_grant and revoked are 0 while
--- locks were taken
+-- grants, so grants_in_place, requests_cleared, yields and
+-- yields_in_grant are 0 while locks were taken
 SELECT count(*) > 0 AS has_rows,
-       bool_and(yields_in_grant >= 0 AND revoked >= 0) AS never_negative,
+       bool_and(grants_in_place >= 0 AND requests_cleared >= 0 AND yields_in_grant >= 0) AS never_negative,
        bool_and(yields_in_grant <= yields) AS yields_in_grant_le_yields,
-       bool_and(revoked <= grants) AS revoked_le_grants,
+       bool_and(yields <= grants_in_place + requests_cleared) AS yields_le_answers,
        sum(acquisitions) FILTER (WHERE lock_kind = 'lwlock') > 0 AS lwlocks_acquired
 FROM pg_stat_rseq_tranche;
 SELECT k.slice_extension = 'enabled'
-       OR (sum(t.grants) = 0 AND sum(t.yields) = 0 AND sum(t.yields_in_grant) = 0
-           AND sum(t.revoked) = 0) AS no_outcomes_without_extension
+       OR (sum(t.grants_in_place) = 0 AND sum(t.requests_cleared) = 0 AND sum(t.yields) = 0
+           AND sum(t.yields_in_grant) = 0) AS no_outcomes_without_extension
 FROM pg_rseq_kernel() k, pg_stat_rseq_tranche t
 GROUP BY k.slice_extension;
-SELECT tranche, acquisitions > 0 AS acquired, yields_in_grant <= yields AND revoked <= grants AS consistent
+SELECT tranche, acquisitions > 0 AS acquired,
+       yields_in_grant <= yields AND yields <= grants_in_place + requests_cleared AS consistent
 FROM pg_stat_rseq_tranche
 WHERE tranche IN ('BufferContent', 'WALInsert', 'buffer header')
 ORDER BY tranche;
+-- the addresses, still hidden; rseq_cs_kind instead
+SET ROLE regress_rseq_plain;
+SELECT depth, rseq_cs, marker, rseq_cs_kind IN ('none', 'marker') AS rseq_cs_kind_none_or_marker
+FROM pg_rseq_backend_state();
+RESET ROLE;
 -- detail is on: the detail columns are numbers, and detail says so
 SELECT k.detail AS kernel_detail, t.detail AS totals_detail,
        t.sections > 0 AND t.spinlock_sections > 0 AND t.max_depth >= 2 AS detail_columns_shown
@@ -134,6 +149,46 @@ ORDER BY 1, 2;
 -- an unknown version is refused
 ALTER EXTENSION pg_rseq UPDATE TO '0.9';
 
+--
+-- 1.1.0 -> 1.2.0
+--
+DROP EXTENSION pg_rseq;
+CREATE EXTENSION pg_rseq VERSION '1.1.0';
+SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
+SELECT * FROM rseq_columns;
+-- 1.1.0's functions work with this module; the addresses are hidden there too
+SELECT lock_layer, detail FROM pg_rseq_kernel();
+SELECT bool_and(revoked <= grants AND yields <= grants AND yields_in_grant <= yields) AS consistent
+FROM pg_stat_rseq_tranche;
+SELECT (s.marker IS NOT NULL) = k.rseq_registered AS marker_iff_registered
+FROM pg_rseq_backend_state() s, pg_rseq_kernel() k;
+SET ROLE regress_rseq_plain;
+SELECT depth, rseq_cs, marker FROM pg_rseq_backend_state();
+RESET ROLE;
+-- a GRANT on pg_stat_rseq before the update (see below)
+GRANT SELECT ON pg_stat_rseq TO regress_rseq_plain;
+ALTER EXTENSION pg_rseq UPDATE TO '1.2.0';
+SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
+SELECT * FROM rseq_columns;
+SELECT count(*) > 0 AS has_rows,
+       bool_and(yields <= grants_in_place + requests_cleared AND yields_in_grant <= yields) AS consistent
+FROM pg_stat_rseq_tranche;
+-- the view was created again: the GRANT is gone, as documented
+SELECT relacl::text LIKE '%regress_rseq_plain%' AS grant_kept
+FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
+-- the same objects as a fresh 1.2.0 install (rseq_fresh, above)
+DROP TABLE rseq_updated;
+CREATE TEMP TABLE rseq_updated AS SELECT * FROM rseq_objects;
+SELECT (SELECT count(*) FROM rseq_updated) AS updated_objects,
+       (SELECT count(*) FROM rseq_fresh) AS fresh_objects;
+SELECT 'only after the update' AS side, object
+FROM (SELECT * FROM rseq_updated EXCEPT SELECT * FROM rseq_fresh) u
+UNION ALL
+SELECT 'only in a fresh install', object
+FROM (SELECT * FROM rseq_fresh EXCEPT SELECT * FROM rseq_updated) f
+ORDER BY 1, 2;
+
+DROP ROLE regress_rseq_plain;
 DROP TABLE rseq_v10_work, rseq_v10_before, rseq_updated, rseq_fresh;
 DROP VIEW rseq_columns, rseq_objects;
 DROP EXTENSION pg_rseq;
