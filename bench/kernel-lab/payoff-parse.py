@@ -7,12 +7,15 @@ Usage:
   payoff-parse.py tranche-delta BEFORE AFTER PREFIX
       BEFORE, AFTER: pg_stat_rseq_tranche snapshots, CSV with a header
       (COPY ... TO STDOUT WITH (FORMAT csv, HEADER)): tranche, lock_kind,
-      acquisitions, descheduled_while_holding, grants, yields,
-      yields_in_grant, revoked. PREFIX: the first fields of every output
-      line, comma separated (tag,vcpus,workload,arm,round,discard,
-      slice_ext_nsec). Prints one CSV line per (tranche, lock_kind) row to
-      stdout: PREFIX, tranche, lock_kind, acquisitions, descheduled,
-      grants, yields, yields_in_grant, revoked [counts: AFTER - BEFORE; a
+      acquisitions, descheduled_while_holding, grants_in_place,
+      requests_cleared, yields, yields_in_grant (pg_rseq 1.2.0; a snapshot
+      of 1.1.0 with grants and revoked instead is read as grants_in_place =
+      grants - revoked, requests_cleared = revoked). PREFIX: the first
+      fields of every output line, comma separated (tag,vcpus,workload,arm,
+      round,discard,slice_ext_nsec). Prints one CSV line per (tranche,
+      lock_kind) row to stdout: PREFIX, tranche, lock_kind, acquisitions,
+      descheduled, grants_in_place, requests_cleared, yields,
+      yields_in_grant [counts: AFTER - BEFORE; a
       row missing in BEFORE counts from 0, i.e. it was first used in the
       run; NA where either side is NULL, e.g. acquisitions of a spinlock
       row with rseq_slice_detail off]. Rows whose deltas are all 0 (or NA)
@@ -57,8 +60,8 @@ import math
 import re
 import sys
 
-TRANCHE_COLS = ["acquisitions", "descheduled_while_holding", "grants", "yields", "yields_in_grant", "revoked"]
-TRANCHE_OUT = ["acquisitions", "descheduled", "grants", "yields", "yields_in_grant", "revoked"]
+TRANCHE_COLS = ["acquisitions", "descheduled_while_holding", "grants_in_place", "requests_cleared", "yields", "yields_in_grant"]
+TRANCHE_OUT = ["acquisitions", "descheduled", "grants_in_place", "requests_cleared", "yields", "yields_in_grant"]
 HOLD_COLS = ["tsc_mhz", "starts", "cancelled", "expired", "rearmed", "open", "unmatched", "lost_events", "n",
              "mean_ns", "p50_ns", "p90_ns", "p99_ns", "max_ns", "over_5us", "over_50us"]
 BUCKET_NS = 100
@@ -66,9 +69,15 @@ SLICE_FN = "rseq_slice_expired"
 
 
 def read_snapshot(path):
+    """the rows of a pg_stat_rseq_tranche snapshot by (tranche, lock_kind),
+    with 1.2.0's columns (derived from grants and revoked in a 1.1.0 one)"""
     rows = {}
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
+            if "grants_in_place" not in r and "grants" in r:
+                g, rv = r["grants"], r["revoked"]
+                r["grants_in_place"] = "" if g == "" or rv == "" else str(int(g) - int(rv))
+                r["requests_cleared"] = rv
             rows[(r["tranche"], r["lock_kind"])] = r
     return rows
 

@@ -29,9 +29,15 @@ transaction):
   desched_ratio_auto_measure: the same rates paired by round
   grant_yield_fraction: sum k_syield / sum k_sgrant over the auto runs
     (extend-sched: upstream), also expired and revoked fractions, grants per
-    1000 xacts, and pg_rseq = kernel checks (pg_grants = k_sgrant,
-    pg_grants - pg_revoked = k_sgrant and pg_yields_in_grant = k_syield
-    within 1, run by run)
+    1000 xacts, and pg_rseq vs kernel checks, run by run, within 1
+    (pg_kernel_relations_runs: lower pg_grants_in_place <= k_sgrant, upper
+    k_sgrant <= pg_grants_in_place + pg_requests_cleared, yields_in_grant
+    pg_yields_in_grant = k_syield, in_place_identity pg_grants_in_place =
+    k_sgrant - k_srevok - k_sabort; "of" runs). runs.csv written before
+    pg_rseq 1.2.0 has pg_grants and pg_revoked instead of
+    pg_grants_in_place and pg_requests_cleared: read as grants_in_place =
+    grants - revoked, requests_cleared = revoked (pg-summary.py observed);
+    tranches.csv the same without the pg_ prefix
   waits: shares of the sampled active client backends on CPU, in an LWLock
     wait, in SpinDelay, in a heavyweight Lock wait (pg_stat_activity samples)
   host load: mean and max of host_load_start/end over the runs
@@ -39,18 +45,19 @@ transaction):
   Where grants go, per tranche (LABDIR/tranches.csv, or LABDIR/*/tranches.csv;
     payoff-in-guest: pg_stat_rseq_tranche differences of every patched run;
     rows with discard = 1 left out): per tranche row, sums over the runs of
-    the asking arm of acquisitions, grants, yields, yields_in_grant, revoked,
-    descheduled [counts], expired_or_other = grants - yields_in_grant -
-    revoked (grants counts every grant seen at release, revoked ones
-    included; revoked = the grant was already gone at release; so these are
-    the grants still set at release whose rseq_slice_yield returned 0: the
-    grant ended between the release's check and the system call, by the
-    timer or a reschedule), yields_in_grant_fraction = yields_in_grant /
-    grants, desched_per_1000_xacts of measure and of the asking arm (the
+    the asking arm of acquisitions, grants_in_place (the section ended with
+    the grant still set), requests_cleared (the kernel had cleared the
+    request with no grant in view), yields, yields_in_grant, descheduled
+    [counts], expired_or_other = grants_in_place - yields_in_grant (grants
+    still set at release whose rseq_slice_yield returned 0: the grant ended
+    between the release's check and the system call, by the timer or a
+    reschedule), yields_in_grant_fraction = yields_in_grant /
+    (grants_in_place + requests_cleared), desched_per_1000_xacts of measure
+    and of the asking arm (the
     xacts of that arm's runs in runs.csv); the top rows by grants and by
     deschedules in summary.md; tranche_sums_match_totals: runs whose
-    tranche rows add up to pg_grants and pg_yields_in_grant of runs.csv
-    (within 1)
+    tranche rows add up to pg_grants_in_place and pg_yields_in_grant of
+    runs.csv (within 1)
   Hold times of granted sections (LABDIR/holds.csv or LABDIR/*/holds.csv:
     the traced runs, arm "trace", discard = 1, from the kernel's hrtimer
     tracepoints): hold = hrtimer_cancel - hrtimer_start of the slice timer
@@ -64,11 +71,12 @@ the icount boots, 0 = qemu's own round robin, null without icount boots),
 "slice_ext_nsec", "workloads": [{"name", "vcpus",
   "desched_per_1000_sections": {"measure", "auto"}, "grant_yield_fraction",
   "tps_ratio_auto_stock": {"mean", "lo", "hi"}, "tps_ratio_auto_measure":
-  {...}, "tranches": [{"tranche", "lock_kind", "acquisitions", "grants",
-  "yields", "yields_in_grant", "revoked", "expired_or_other",
+  {...}, "tranches": [{"tranche", "lock_kind", "acquisitions",
+  "grants_in_place", "requests_cleared", "yields", "yields_in_grant",
+  "expired_or_other",
   "yields_in_grant_fraction", "descheduled", "desched_measure",
   "desched_per_1000_xacts_measure", "desched_per_1000_xacts_auto"}, ...]
-  (asking arm, by grants), "tranche_sums_match_totals", "hold_ns": {"p50",
+  (asking arm, by grants_in_place), "tranche_sums_match_totals", "hold_ns": {"p50",
   "p90", "p99", "max", "n", "expired", "mean", "over_5us", "over_50us",
   "starts", "k_sgrant", "rearmed", "open", "lost_events", "tsc_mhz",
   "traced_runs"} or null, ...}], "targets": [...]}; numbers are null where
@@ -167,7 +175,7 @@ def read_rows(labdir, name="runs.csv"):
                     print(f"payoff-summary.py: {p} line {i}: {len(rd.fieldnames or [])} columns in the header, "
                           "another number in this row (cut short?): left out", file=sys.stderr)
                     continue
-                rows.append(r)
+                rows.append(_pg.observed(_pg.observed(r), prefix=""))
     return rows
 
 
@@ -314,26 +322,27 @@ def analyse(wl, vcpus, rs):
                   "tps_ratio_to_measure": pr(a, "measure")}
     out["asking_arms"] = per
     chk = [r for r in runs if r["arm"] != "stock"]
-    # pg_rseq counts a grant it saw at release, revoked ones included; the
-    # kernel's s_granted leaves the revoked ones out: pg_grants - pg_revoked
-    # = s_granted. Within 1: a section open across a snapshot.
-    out["pg_equals_kernel_runs"] = {
-        "grants_minus_revoked": sum(abs(num(r["pg_grants"]) - num(r["pg_revoked"]) - num(r["k_sgrant"])) <= 1 for r in chk),
-        "grants": sum(abs(num(r["pg_grants"]) - num(r["k_sgrant"])) <= 1 for r in chk),
-        # what held in payoff-20261201: pg_rseq's grants beyond s_granted
-        # are all revoked ones beyond s_revoked. A grant the kernel ended
-        # because its section made another system call (s_aborted, Linux
-        # 7.2 kernel/rseq.c rseq_syscall_enter_work) is in s_granted and
-        # not in s_revoked, while pg_rseq finds it gone at the section's
-        # end and counts it revoked (payoff-20261202-rr2-pg2023-arms4:
-        # 5 such in 2 runs), so: g - sg = rv - srv - sab
-        "extra_grants_revoked": sum(abs((num(r["pg_grants"]) - num(r["k_sgrant"]))
-                                        - (num(r["pg_revoked"]) - num(r["k_srevok"]) - num(r["k_sabort"]))) <= 1
-                                    for r in chk),
-        "yields_in_grant": sum(abs(num(r["pg_yields_in_grant"]) - num(r["k_syield"])) <= 1 for r in chk),
+    # the relations pg_rseq's counters keep with the kernel's
+    # (pg-summary.py kernel_relations), within 1: a section open across a
+    # snapshot
+    rel = [_pg.kernel_relations(r, slack=1) for r in chk]
+    out["pg_kernel_relations_runs"] = {
+        "lower": sum(lo is True for lo, _, _ in rel),
+        "upper": sum(up is True for _, up, _ in rel),
+        "yields_in_grant": sum(y is True for _, _, y in rel),
+        # stronger, and what has held since payoff-20261201: a grant the
+        # kernel neither revoked nor aborted is seen in place. A grant the
+        # kernel ended because its section made another system call
+        # (s_aborted, Linux 7.2 kernel/rseq.c rseq_syscall_enter_work) is
+        # in s_granted and not in s_revoked, while pg_rseq finds it gone at
+        # the section's end (payoff-20261202-rr2-pg2023-arms4: 5 such in 2
+        # runs): grants_in_place = s_granted - s_revoked - s_aborted
+        "in_place_identity": sum(abs(num(r["pg_grants_in_place"])
+                                     - (num(r["k_sgrant"]) - num(r["k_srevok"]) - num(r["k_sabort"]))) <= 1
+                                 for r in chk),
         "of": len(chk)}
     out["counters_asking_arm"] = OrderedDict((c, int(ssum(au, c))) for c in (
-        "pg_requests", "pg_grants", "pg_revoked", "pg_yields", "pg_yields_in_grant", "pg_desched",
+        "pg_requests", "pg_grants_in_place", "pg_requests_cleared", "pg_yields", "pg_yields_in_grant", "pg_desched",
         "k_sgrant", "k_sexpir", "k_srevok", "k_syield", "k_sabort"))
     out["kernel_zero_without_requests"] = all(
         num(r[c]) == 0 for r in runs if r["arm"] in ("stock", "off", "measure")
@@ -369,7 +378,7 @@ def tranche_table(wl, vcpus, runs_all, trows):
     runs = [r for r in runs_all if r["arm"] != "calib" and r.get("discard", "0") != "1"]
     xacts = {a: ssum([r for r in runs if r["arm"] == a], "xacts") for a in ("measure", ask)}
     acc = OrderedDict()
-    cols = ("acquisitions", "descheduled", "grants", "yields", "yields_in_grant", "revoked")
+    cols = ("acquisitions", "descheduled", "grants_in_place", "requests_cleared", "yields", "yields_in_grant")
     for r in trows:
         if r["arm"] not in ("measure", ask):
             continue
@@ -381,19 +390,19 @@ def tranche_table(wl, vcpus, runs_all, trows):
     out = []
     for (t, k), d in acc.items():
         a, m = d[ask], d["measure"]
-        g = a.get("grants")
-        yig, rv = a.get("yields_in_grant"), a.get("revoked")
+        gi, rc, yig = a.get("grants_in_place"), a.get("requests_cleared"), a.get("yields_in_grant")
         row = OrderedDict(tranche=t, lock_kind=k)
         for c in cols:
             row[c] = int(a[c]) if c in a else None
-        row["expired_or_other"] = int(g - yig - rv) if None not in (g, yig, rv) else None
-        row["yields_in_grant_fraction"] = nn(yig / g if g and yig is not None else NAN)
+        row["expired_or_other"] = int(gi - yig) if None not in (gi, yig) else None
+        answered = gi + rc if None not in (gi, rc) else None
+        row["yields_in_grant_fraction"] = nn(yig / answered if answered and yig is not None else NAN)
         row["desched_measure"] = int(m["descheduled"]) if "descheduled" in m else None
         for a2, key in (("measure", "desched_per_1000_xacts_measure"), (ask, "desched_per_1000_xacts_auto")):
             ds = d[a2].get("descheduled")
             row[key] = nn(1000 * ds / xacts[a2] if ds is not None and xacts[a2] else (0.0 if xacts[a2] else NAN), 4)
         out.append(row)
-    out.sort(key=lambda r: (-(r["grants"] or 0), -(r["desched_measure"] or 0), r["tranche"]))
+    out.sort(key=lambda r: (-(r["grants_in_place"] or 0), -(r["desched_measure"] or 0), r["tranche"]))
     return out
 
 
@@ -402,17 +411,17 @@ def tranche_sums_match(runs_all, trows):
     sums = {}
     for r in trows:
         key = (r["tag"], r["workload"], r["arm"], r["round"])
-        s = sums.setdefault(key, {"grants": 0, "yields_in_grant": 0})
+        s = sums.setdefault(key, {"grants_in_place": 0, "yields_in_grant": 0})
         for c in s:
             v = num(r[c])
             s[c] += 0 if math.isnan(v) else v
-    res = {"grants": 0, "yields_in_grant": 0, "of": 0}
+    res = {"grants_in_place": 0, "yields_in_grant": 0, "of": 0}
     for r in runs_all:
-        if r["arm"] == "stock" or math.isnan(num(r["pg_grants"])):
+        if r["arm"] == "stock" or math.isnan(num(r["pg_grants_in_place"])):
             continue
-        s = sums.get((r["tag"], r["workload"], r["arm"], r["round"]), {"grants": 0, "yields_in_grant": 0})
+        s = sums.get((r["tag"], r["workload"], r["arm"], r["round"]), {"grants_in_place": 0, "yields_in_grant": 0})
         res["of"] += 1
-        res["grants"] += abs(s["grants"] - num(r["pg_grants"])) <= 1
+        res["grants_in_place"] += abs(s["grants_in_place"] - num(r["pg_grants_in_place"])) <= 1
         res["yields_in_grant"] += abs(s["yields_in_grant"] - num(r["pg_yields_in_grant"])) <= 1
     return res
 
@@ -562,7 +571,7 @@ def markdown(labdir, res):
       "transaction of one calibration run with `rseq_slice_detail = on` (`sect/xact`). `yield` = kernel s_yielded / s_granted over "
       "the auto runs (extend-sched: upstream), `expired` = s_expired / s_granted. extend-sched: tps = lock entries/s, "
       "its baseline is `measure` and its asking arm `upstream`.\n")
-    p("| workload | vCPUs | nsec | s x rounds | clients | hogs | shared_buffers | tps stock | tps measure | tps auto | auto/stock [95% CI] | auto/measure [95% CI] | measure/stock | sect/xact | desched/1000 xacts measure / auto | desched/1000 sect measure / auto | desched auto/measure | grants/1000 xacts | yield | expired | pg = kernel | host load |")
+    p("| workload | vCPUs | nsec | s x rounds | clients | hogs | shared_buffers | tps stock | tps measure | tps auto | auto/stock [95% CI] | auto/measure [95% CI] | measure/stock | sect/xact | desched/1000 xacts measure / auto | desched/1000 sect measure / auto | desched auto/measure | grants/1000 xacts | yield | expired | pg vs kernel | host load |")
     p("| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | --- | --- |")
     for w in res["workloads"]:
         base, ask = w["baseline_arm"], w["asking_arm"]
@@ -570,27 +579,31 @@ def markdown(labdir, res):
         tm = lambda a: fmt(t[a]["mean"], 1) if a in t else "-"
         d = w["desched_ratio_auto_measure"]
         dd = d.get("pooled", d["mean"])
-        eq = w["pg_equals_kernel_runs"]
+        eq = w["pg_kernel_relations_runs"]
+        bounds = min(eq["lower"], eq["upper"])
         p(f"| {w['name']} | {w['vcpus']} | {w['slice_ext_nsec']} | {w['secs']} x {w['rounds']} | {w['clients']} | {w['hogs']} | {w['shared_buffers']} | "
           f"{tm('stock') if base == 'stock' else '-'} | {tm('measure')} | {tm(ask)} | {rcell(w['tps_ratio_auto_stock'])} | {rcell(w['tps_ratio_auto_measure'])} | "
           f"{rcell(w['tps_ratio_measure_stock'])} | {fx(w['sections_per_xact'], 1)} | "
           f"{fx(w['desched_per_1000_xacts'].get('measure'), 2)} / {fx(w['desched_per_1000_xacts'].get(ask), 2)} | "
           f"{fx(w['desched_per_1000_sections'].get('measure'), 4)} / {fx(w['desched_per_1000_sections'].get(ask), 4)} | {fx(dd)} | "
           f"{fx(w['grants_per_1000_xacts'], 2)} | {pct(w['grant_yield_fraction'])} | {pct(w['grant_expired_fraction'])} | "
-          f"{eq['extra_grants_revoked']}/{eq['of']}, {eq['yields_in_grant']}/{eq['of']} | {fx(w['host_load']['mean'], 1)} ({fx(w['host_load']['max'], 1)}) |")
-    p("\n`pg = kernel`: patched runs (extend-sched: its lock layer's own counters) in which the grants pg_rseq counts beyond the "
-      "kernel's s_granted are all revoked ones beyond s_revoked and s_aborted (grants the kernel ended at another system call), and in which yields_in_grant equal s_yielded, both within 1 "
+          f"{bounds}/{eq['of']}, {eq['yields_in_grant']}/{eq['of']} | {fx(w['host_load']['mean'], 1)} ({fx(w['host_load']['max'], 1)}) |")
+    p("\n`pg vs kernel`: patched runs (extend-sched: its lock layer's own counters) in which pg_rseq's `grants_in_place` <= "
+      "the kernel's s_granted <= `grants_in_place + requests_cleared`, and in which `yields_in_grant` = s_yielded, both within 1 "
       "(see the counters table).\n")
     p("### Counters of the asking arm (sums over its runs)\n")
-    cols = ["pg_requests", "pg_grants", "pg_revoked", "pg_yields", "pg_yields_in_grant", "pg_desched", "k_sgrant", "k_sexpir", "k_srevok", "k_syield", "k_sabort"]
-    p("Run-by-run checks, within 1: `g = sg` pg grants = s_granted; `g-rv = sg` pg grants - pg revoked = s_granted; "
-      "`g-sg = rv-srv-sab` the grants pg_rseq counts beyond s_granted are revoked ones beyond s_revoked and s_aborted (a grant the kernel ended at another system call: pg_rseq finds it gone and counts it revoked); `yig = sy` yields_in_grant = s_yielded.\n")
-    p("| workload | vCPUs | arm | " + " | ".join(cols) + " | g = sg | g-rv = sg | g-sg = rv-srv-sab | yig = sy |")
+    cols = ["pg_requests", "pg_grants_in_place", "pg_requests_cleared", "pg_yields", "pg_yields_in_grant", "pg_desched", "k_sgrant", "k_sexpir", "k_srevok", "k_syield", "k_sabort"]
+    p("Run-by-run checks, within 1: `gip <= sg` pg grants_in_place <= s_granted (a section that left with `granted` set was granted); "
+      "`sg <= gip+rc` s_granted <= grants_in_place + requests_cleared (every grant ends in place or with its request cleared; a cleared "
+      "request may also be none: cleared at a context switch, or refused); `yig = sy` yields_in_grant = s_yielded; "
+      "`gip = sg-srv-sab` grants_in_place = s_granted - s_revoked - s_aborted (a grant the kernel neither revoked nor ended at another "
+      "system call is seen in place).\n")
+    p("| workload | vCPUs | arm | " + " | ".join(cols) + " | gip <= sg | sg <= gip+rc | yig = sy | gip = sg-srv-sab |")
     p("| --- | ---: | --- | " + " | ".join("---:" for _ in cols) + " | ---: | ---: | ---: | ---: |")
     for w in res["workloads"]:
-        c, eq = w["counters_asking_arm"], w["pg_equals_kernel_runs"]
+        c, eq = w["counters_asking_arm"], w["pg_kernel_relations_runs"]
         p(f"| {w['name']} | {w['vcpus']} | {w['asking_arm']} | " + " | ".join(fmt(c[k]) for k in cols)
-          + f" | {eq['grants']}/{eq['of']} | {eq['grants_minus_revoked']}/{eq['of']} | {eq['extra_grants_revoked']}/{eq['of']} | {eq['yields_in_grant']}/{eq['of']} |")
+          + f" | {eq['lower']}/{eq['of']} | {eq['upper']}/{eq['of']} | {eq['yields_in_grant']}/{eq['of']} | {eq['in_place_identity']}/{eq['of']} |")
     p("")
     p("### Spread and extra arms\n")
     p("`sd auto/stock` = stddev of the asking arm's tps over that of the baseline, with the p of a two-sided F test of equal variances.\n")
@@ -628,11 +641,12 @@ def markdown(labdir, res):
           f"{pct(v['spin'])} | {pct(v['lock'])} | {pct(v['other'])} | {v['top_lwlock'] or '-'} |")
     p("\n## Where grants go, per tranche\n")
     p("From `tranches.csv` (pg_stat_rseq_tranche differences across every patched run; sums over the asking arm's runs). "
-      "`grants` counts every grant seen when releasing the lock closed the outermost section, revoked ones included; "
-      "`yig` = yields_in_grant (rseq_slice_yield returned 1: the section ended inside the extension); `revoked` = the grant "
-      "was already gone at release (timer expired, or rescheduled anyway); `exp/other` = grants - yig - revoked: grants still "
+      "Seen when releasing the lock closed the outermost section: `in place` = grants_in_place (the grant was still set); "
+      "`cleared` = requests_cleared (the kernel had cleared the request with no grant in view: a grant revoked, or a request "
+      "cleared at a context switch or refused); `yig` = yields_in_grant (rseq_slice_yield returned 1: the section ended "
+      "inside the extension); `yig/answered` = yig / (in place + cleared); `exp/other` = in place - yig: grants still "
       "set at release whose yield returned 0 (the grant ended between the check and the system call). `desched/1000 xacts` = "
-      "holders descheduled per 1000 transactions of the arm, measure vs auto. Rows: the top 5 by grants and the top 5 by "
+      "holders descheduled per 1000 transactions of the arm, measure vs auto. Rows: the top 5 by grants in place and the top 5 by "
       "deschedules (measure or auto).\n")
     any_t = False
     for w in res["workloads"]:
@@ -640,19 +654,19 @@ def markdown(labdir, res):
         if not rows:
             continue
         any_t = True
-        top_g = [r for r in rows if r["grants"]][:5]
+        top_g = [r for r in rows if r["grants_in_place"]][:5]
         top_d = sorted(rows, key=lambda r: -max(r["desched_per_1000_xacts_measure"] or 0, r["desched_per_1000_xacts_auto"] or 0))[:5]
         top_d = [r for r in top_d if (r["desched_per_1000_xacts_measure"] or 0) or (r["desched_per_1000_xacts_auto"] or 0)]
         pick = [r for r in rows if r in top_g or r in top_d]
         m = w["tranche_sums_match_totals"]
         p(f"**{w['name']}** ({w['vcpus']} vCPU, asking arm {w['asking_arm']}; tranche rows add up to the totals of runs.csv in "
-          f"{m['grants']}/{m['of']} runs for grants, {m['yields_in_grant']}/{m['of']} for yields_in_grant)\n")
-        p("| tranche | lock kind | top by | acquisitions | grants | yig | yig/grants | revoked | exp/other | yields | desched/1000 xacts measure / auto |")
+          f"{m['grants_in_place']}/{m['of']} runs for grants_in_place, {m['yields_in_grant']}/{m['of']} for yields_in_grant)\n")
+        p("| tranche | lock kind | top by | acquisitions | in place | cleared | yig | yig/answered | exp/other | yields | desched/1000 xacts measure / auto |")
         p("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
         for r in pick:
-            by = "/".join(x for x, s in (("grants", top_g), ("desched", top_d)) if r in s)
-            p(f"| {r['tranche']} | {r['lock_kind']} | {by} | {fmt(r['acquisitions'])} | {fmt(r['grants'])} | {fmt(r['yields_in_grant'])} | "
-              f"{pct(r['yields_in_grant_fraction'])} | {fmt(r['revoked'])} | {fmt(r['expired_or_other'])} | {fmt(r['yields'])} | "
+            by = "/".join(x for x, s in (("in place", top_g), ("desched", top_d)) if r in s)
+            p(f"| {r['tranche']} | {r['lock_kind']} | {by} | {fmt(r['acquisitions'])} | {fmt(r['grants_in_place'])} | {fmt(r['requests_cleared'])} | "
+              f"{fmt(r['yields_in_grant'])} | {pct(r['yields_in_grant_fraction'])} | {fmt(r['expired_or_other'])} | {fmt(r['yields'])} | "
               f"{fx(r['desched_per_1000_xacts_measure'], 2)} / {fx(r['desched_per_1000_xacts_auto'], 2)} |")
         p("")
     if not any_t:
