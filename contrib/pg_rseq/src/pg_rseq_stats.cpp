@@ -98,8 +98,11 @@ struct Outcomes
 };
 PG_RSEQ_ASSERT_POD(Outcomes);
 
-/* The outcomes of counters already made consistent (revoked <= grants). */
-Outcomes
+/*
+ * The outcomes of counters already made consistent (revoked <= grants).
+ * Unused on a stock server (no counters).
+ */
+[[maybe_unused]] Outcomes
 OutcomesOf(uint64_t grants, uint64_t revoked, uint64_t yields,
 		   uint64_t yields_in_grant, uint64_t descheduled)
 {
