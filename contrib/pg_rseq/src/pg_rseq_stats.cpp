@@ -53,7 +53,7 @@ namespace
 /*
  * Columns shared by pg_stat_rseq and pg_stat_rseq_totals, in SQL order:
  * the detail counters, then the outcome counters, whose names and order
- * depend on the SQL version (OutcomeColumn).
+ * depend on the SQL version (SetOutcomes).
  */
 enum CounterColumn : size_t
 {
