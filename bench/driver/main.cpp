@@ -335,7 +335,11 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
     if (!s.patched && has_guc)
         throw Error("side " + std::string(1, s.id) + ": " + s.prefix + " has rseq_slice_mode: not a stock server");
     try {
-        cl->exec("CREATE EXTENSION IF NOT EXISTS pg_rseq");
+        // 1.1.0: the columns this driver reads (grants and revoked, the lock
+        // layer's own counters; pg_rseq 1.2.0 shows grants_in_place =
+        // grants - revoked and requests_cleared = revoked instead).  The
+        // module serves every SQL version.
+        cl->exec("CREATE EXTENSION IF NOT EXISTS pg_rseq VERSION '1.1.0'");
     } catch (const Error& e) {
         if (s.patched)
             throw Error(std::string(e.what()) + "\n(install the extension with `make ext-install`)");
@@ -361,7 +365,7 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
     if (s.patched && info.ext_version != "1.1.0")
         throw Error("side " + std::string(1, s.id) + ": pg_rseq " + info.ext_version +
                     " installed; the driver reads the columns of 1.1.0 (detail, the tranches' yields_in_grant and "
-                    "revoked): install pg_rseq 1.1.0 with `make ext-install`");
+                    "revoked): install pg_rseq with `make ext-install` (its module serves 1.1.0)");
     if (!info.ext_version.empty()) {
         QueryResult k = cl->query("SELECT * FROM pg_rseq_kernel()");
         if (!k.rows.empty())
