@@ -50,7 +50,7 @@ PgRseqShared *PgRseqShmem = NULL;
 int			rseq_slice_mode_setting = RSEQ_SLICE_MODE_AUTO;
 bool		rseq_slice_detail_setting = false;
 /* GUC rseq_slice_register (PGC_POSTMASTER), an rseq_slice_register_policy */
-int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_AUTO;
+int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_NEVER;
 /* GUC rseq_slice_request (PGC_SIGHUP), a PG_RSEQ_REQUEST_* value */
 int			rseq_slice_request_setting = PG_RSEQ_REQUEST_ALL;
 char		PgRseqModeWhy[256] = "not set up yet";
@@ -391,6 +391,40 @@ PgRseqInitChild(bool postmaster_child)
 	PgRseqCheckValidation();
 	PgRseqApplyRequestPolicy(rseq_slice_request_setting);
 	rseq_slice_set_detail(&PgRseqState, rseq_slice_detail_setting);
+}
+
+/*
+ * PgRseqLibraryLoaded: called by internal_load_library (dfmgr.c) after a
+ * library was loaded into this process (LOAD, session_preload_libraries,
+ * a function's library).  Where the postmaster replaced glibc's rseq
+ * registration (rseq_slice_register = auto or always), glibc's area in
+ * this process is no longer updated by the kernel: a library that uses it
+ * (TCMalloc, librseq, lttng-ust, anything that references __rseq_offset)
+ * reads cpu_id -1 and its rseq critical sections are never aborted.  The
+ * postmaster's check at start-up cannot see libraries loaded later, so
+ * each is looked for here (rseq_slice_find_rseq_user, a walk over the
+ * loaded objects): a WARNING names it, once per process.  What cannot be
+ * seen: a library that reaches the area without referencing
+ * __rseq_offset or __rseq_size and without a known name.
+ */
+void
+PgRseqLibraryLoaded(const char *filename)
+{
+	static bool warned = false;
+	char		user[128];
+
+	if (warned || !PgRseqProbed ||
+		PgRseqProbe.owner != RSEQ_SLICE_OWNER_SELF || PgRseqProbe.glibc_size == 0)
+		return;
+	if (!rseq_slice_find_rseq_user(user, sizeof(user)))
+		return;
+	warned = true;
+	ereport(WARNING,
+			(errmsg("library \"%s\" was loaded, and %s uses glibc's rseq area, which the kernel no longer updates in this server",
+					filename, user),
+			 errdetail("The postmaster replaced glibc's rseq registration with its own (rseq_slice_register = %s).",
+					   rseq_slice_register_setting == RSEQ_SLICE_REGISTER_ALWAYS ? "always" : "auto"),
+			 errhint("Set rseq_slice_register = never and restart the server to keep glibc's rseq area.")));
 }
 
 /*

@@ -119,6 +119,7 @@ extern void PgRseqPostmasterSetup(void);
 extern void PgRseqInitChild(bool postmaster_child);
 extern void PgRseqAttachBackend(int procno, int backend_type);
 extern void PgRseqDetachBackend(void);
+extern void PgRseqLibraryLoaded(const char *filename);
 
 /*
  * Reading (for the pg_rseq extension).  All counters are counts since the
