@@ -47,6 +47,13 @@ DEBIAN_MIRROR  ?= http://deb.debian.org/debian
 # in lwlock_patch/ recompiles its users); it does not change the binaries.
 PG_CONFIGURE_OPTS ?= --enable-debug --enable-depend --without-icu --with-readline --with-zlib
 PG_CFLAGS         ?= -O2 -g
+# The assertion-enabled build is also the vector build: compiled for
+# x86-64-v3 (AVX2, FMA, BMI2, MOVBE: the RHEL 10 baseline) where this CPU
+# has it, so that `make check` runs the lock layer in code that keeps
+# 256-bit values in ymm registers across lock sections.  Empty elsewhere.
+PG_CASSERT_MARCH  ?= $(shell f=$$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null); \
+                       for x in avx2 fma bmi2 movbe; do [[ " $$f " == *" $$x "* ]] || exit 0; done; \
+                       echo -march=x86-64-v3)
 
 # Packages the build needs (checked with dpkg-query, installed if missing).
 PG_BUILD_DEPS ?= build-essential bison flex libreadline-dev zlib1g-dev pkg-config \
@@ -104,6 +111,7 @@ install_stamp = $(call prefix,$(1))/.pg_rseq-installed
 origin_stamp  = $(if $(filter stock,$(1)),$(PRISTINE_STAMP),$(STAGE_STAMP))
 origin_dir    = $(if $(filter stock,$(1)),$(pristine_dir),$(STAGE_DIR))
 flavor_opts   = $(if $(filter %-cassert,$(1)),--enable-cassert)
+flavor_cflags = $(PG_CFLAGS)$(if $(filter %-cassert,$(1)), $(PG_CASSERT_MARCH))
 
 # Depend on these (not on the phony targets) from other makefiles.
 PG_STOCK_STAMP   := $(call install_stamp,stock)
@@ -277,14 +285,14 @@ $(call synced_stamp,$(1)): $(call origin_stamp,$(1))
 
 # Configure options + source version + configure script checksum.
 $(call config_file,$(1)): $(call synced_stamp,$(1)) FORCE
-	@$$(call write_if_changed,$$@,"--prefix=$(call prefix,$(1))" $(PG_CONFIGURE_OPTS) $(call flavor_opts,$(1)) "CFLAGS=$(PG_CFLAGS)" \
+	@$$(call write_if_changed,$$@,"--prefix=$(call prefix,$(1))" $(PG_CONFIGURE_OPTS) $(call flavor_opts,$(1)) "CFLAGS=$(call flavor_cflags,$(1))" \
 	  "version=$$(pristine_version)" "configure=$$$$(md5sum < $(call tree,$(1))/configure | cut -d' ' -f1)")
 
 $(call config_stamp,$(1)): $(call config_file,$(1))
 	@$$(call msg,configure $(1) (log: $(call tree,$(1))/.pg_rseq-configure.log))
 	@cd $(call tree,$(1)) && SECONDS=0 && \
 	  flock $(PG_LOCK) ./configure --prefix=$(call prefix,$(1)) $(PG_CONFIGURE_OPTS) $(call flavor_opts,$(1)) \
-	    CFLAGS='$(PG_CFLAGS)' > .pg_rseq-configure.log 2>&1 \
+	    CFLAGS='$(call flavor_cflags,$(1))' > .pg_rseq-configure.log 2>&1 \
 	  || { tail -n 40 .pg_rseq-configure.log; exit 1; }; \
 	  $$(call msg,configure $(1): $$$${SECONDS}s)
 	@touch $$@

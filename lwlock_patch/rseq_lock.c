@@ -50,21 +50,20 @@ PgRseqShared *PgRseqShmem = NULL;
 int			rseq_slice_mode_setting = RSEQ_SLICE_MODE_AUTO;
 bool		rseq_slice_detail_setting = false;
 /* GUC rseq_slice_register (PGC_POSTMASTER), an rseq_slice_register_policy */
-int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_AUTO;
+int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_NEVER;
 /* GUC rseq_slice_request (PGC_SIGHUP), a PG_RSEQ_REQUEST_* value */
 int			rseq_slice_request_setting = PG_RSEQ_REQUEST_ALL;
 char		PgRseqModeWhy[256] = "not set up yet";
 
 /*
- * The request policy by row (storage/rseq_lock.h): 1 ask, 0 do not.  All
- * rows ask until the setting is applied.  PgRseqAskBase is what the
+ * The request policy by row (storage/rseq_lock.h): 1 ask, 0 do not.
+ * Written by PgRseqApplyRequestPolicy (the setting's assign hook, and the
+ * process set-up) before any section can ask.  PgRseqAskBase is what the
  * setting says; PgRseqAsk may differ from it only where the adaptive
  * policy paused a row.
  */
-PgRseqAskRow PgRseqAskRows[PG_RSEQ_NROWS] = {
-	[0 ... PG_RSEQ_NROWS - 1] = {.open_word = RSEQ_SLICE_OPEN_WORD(1)}
-};
-static uint8 PgRseqAskBase[PG_RSEQ_NROWS] = {[0 ... PG_RSEQ_NROWS - 1] = 1};
+PgRseqAskRow PgRseqAskRows[PG_RSEQ_NROWS];
+static uint8 PgRseqAskBase[PG_RSEQ_NROWS];
 
 /* Adaptive policy state, per row, this backend only (rseq_slice_adapt_step) */
 static rseq_slice_adapt PgRseqAdaptState[PG_RSEQ_NROWS];
@@ -117,8 +116,22 @@ PgRseqCheckDepth(void)
  * the rule: a row whose grants in this backend mostly end outside the
  * extension stops asking until its holders were descheduled
  * RSEQ_SLICE_ADAPT_DESCHED times since).  Rows the setting excludes stay
- * excluded.  A pause and a resume are logged at DEBUG1.  Rare path.
+ * excluded.  Rare path.
+ *
+ * A pause or a resume is logged at DEBUG1, but not from here: this runs
+ * while enclosing locks may still be held with a request window open, and
+ * writing a log line is a system call, which ends a live grant.  The last
+ * change is kept and logged by PgRseqNoteEvents once no section is open.
  */
+static struct
+{
+	int			row;			/* -1: nothing to log */
+	unsigned	after;			/* the new ask */
+	unsigned	yielded;		/* pause: grants that ended inside */
+	unsigned	grants;			/* pause: grants in the window */
+	unsigned	dropped;		/* changes replaced before they were logged */
+}			PgRseqAdaptLog = {.row = -1};
+
 static void
 PgRseqAdapt(int row, unsigned events)
 {
@@ -134,35 +147,39 @@ PgRseqAdapt(int row, unsigned events)
 	if (after == before)
 		return;
 	PgRseqSetAsk(row, after);
-	if (after == 0)
-		elog(DEBUG1, "rseq slice extension: %s stops asking (%u of %u grants ended inside the extension)",
-			 PgRseqRowName(row), yielded, grants);
-	else
-		elog(DEBUG1, "rseq slice extension: %s asks again (%d deschedules while holding since it stopped)",
-			 PgRseqRowName(row), RSEQ_SLICE_ADAPT_DESCHED);
+	if (PgRseqAdaptLog.row >= 0)
+		PgRseqAdaptLog.dropped++;
+	PgRseqAdaptLog.row = row;
+	PgRseqAdaptLog.after = after;
+	PgRseqAdaptLog.yielded = yielded;
+	PgRseqAdaptLog.grants = grants;
 }
 
-/*
- * The tranche IDs of the individually named LWLocks are their positions in
- * lwlocklist.h (lwlock.c); PG_RSEQ_TRANCHE_<name> names them here.
- */
-enum
+/* Log the adaptive policy's last change; only with no section open. */
+static void
+PgRseqAdaptLogFlush(void)
 {
-#define PG_LWLOCK(id, lockname) PG_RSEQ_TRANCHE_##lockname = (id),
-#include "storage/lwlocklist.h"
-#undef PG_LWLOCK
-};
+	int			row = PgRseqAdaptLog.row;
+	unsigned	dropped = PgRseqAdaptLog.dropped;
+
+	PgRseqAdaptLog.row = -1;
+	PgRseqAdaptLog.dropped = 0;
+	if (PgRseqAdaptLog.after == 0)
+		elog(DEBUG1, "rseq slice extension: %s stops asking (%u of %u grants ended inside the extension; %u earlier changes not logged)",
+			 PgRseqRowName(row), PgRseqAdaptLog.yielded,
+			 PgRseqAdaptLog.grants, dropped);
+	else
+		elog(DEBUG1, "rseq slice extension: %s asks again (%d deschedules while holding since it stopped; %u earlier changes not logged)",
+			 PgRseqRowName(row), RSEQ_SLICE_ADAPT_DESCHED, dropped);
+}
+
+/* The tranche rows must hold every built-in tranche (storage/rseq_lock.h). */
+StaticAssertDecl(LWTRANCHE_FIRST_USER_DEFINED + 8 <= PG_RSEQ_ROW_OTHER,
+				 "PG_RSEQ_TRANCHE_ROWS too small for the built-in LWLock tranches");
 
 /*
  * PgRseqApplyRequestPolicy: rewrite PgRseqAsk from the setting (see
- * check_rseq_slice_request); resets the adaptive state.
- *
- * RseqStats never asks, whatever the setting: its shared holders are
- * pg_rseq's own readers (PgRseqSnapshotTotals folds every slot's 195 rows
- * under it), whose section is longer than the longest slice: in the kernel
- * lab every grant on it expired (32 of 32, one per snapshot of the harness,
- * 1 vCPU at 50 us: bench/results/kernel-lab/payoff-20261202-v1-oracle32-rowoff),
- * and the extension then only delays whoever the kernel wanted to run.
+ * assign_rseq_slice_request); resets the adaptive state.
  */
 static void
 PgRseqApplyRequestPolicy(int policy)
@@ -173,8 +190,7 @@ PgRseqApplyRequestPolicy(int policy)
 
 		if (row < PG_RSEQ_TRANCHE_ROWS)
 		{
-			if (policy == PG_RSEQ_REQUEST_SPINNING ||
-				row == PG_RSEQ_TRANCHE_RseqStats)
+			if (policy == PG_RSEQ_REQUEST_SPINNING)
 				ask = 0;
 			else if (policy != PG_RSEQ_REQUEST_ALL &&
 					 row == LWTRANCHE_LOCK_FASTPATH)
@@ -207,6 +223,10 @@ PgRseqNoteEvents(int row, unsigned events)
 		r->yields_in_grant++;
 	if (events & RSEQ_SLICE_EV_REVOKED)
 		r->revoked++;
+
+	if (unlikely(PgRseqAdaptLog.row >= 0) && PgRseqState.depth == 0 &&
+		PgRseqState.mode != RSEQ_SLICE_MODE_OFF)
+		PgRseqAdaptLogFlush();
 }
 
 /*
@@ -241,84 +261,34 @@ PgRseqNoteEventsCtx(long ctx, unsigned events)
 	PgRseqNoteEvents(row, events);
 }
 
-#if PG_RSEQ_THUNKS
+
 /*
- * The rare calls of the fast path (storage/rseq_lock.h PG_RSEQ_THUNK): C
- * functions behind register-preserving thunks.  Only reached when the
- * kernel cleared the marker, when a grant was seen, or on the slow path.
+ * PgRseqEnterRare: the rare path of an entry (storage/rseq_lock.h): a
+ * cleared marker or the slow path.  `ask` is 0, 1 or PG_RSEQ_ASK_OFF(row
+ * offset), which is looked up here.
  */
-extern void pg_rseq_rare_enter_rare(long kind, long ask);
-extern void pg_rseq_rare_leave_rare(long ctx);
-extern void pg_rseq_rare_granted(long ctx);
-
 void
-pg_rseq_rare_enter_rare(long kind, long ask)
+PgRseqEnterRare(unsigned kind, unsigned ask)
 {
-	rseq_slice_enter_rare(&PgRseqState, (unsigned) kind,
-						  PgRseqAskOf((unsigned) ask));
-}
-
-void
-pg_rseq_rare_leave_rare(long ctx)
-{
-	unsigned	ev = rseq_slice_leave_rare(&PgRseqState);
-
-	if (ev != 0)
-		PgRseqNoteEventsCtx(ctx, ev);
-}
-
-void
-pg_rseq_rare_granted(long ctx)
-{
-	unsigned	ev = rseq_slice_granted_now(&PgRseqState);
-
-	if (ev != 0)
-		PgRseqNoteEventsCtx(ctx, ev);
+	rseq_slice_enter_rare(&PgRseqState, kind, PgRseqAskOf(ask));
 }
 
 /*
- * pg_rseq_thunk_<name>: save every register the C calling convention lets
- * a callee clobber (rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-15), align the
- * stack, call pg_rseq_rare_<name> with the caller's rdi/rsi/rdx, restore,
- * return.  The call site has already stepped over its red zone.  The
- * flags are the only state not preserved (the call site declares "cc").
+ * Where the slice extension is enabled, find out whether the kernel
+ * validates slice_ctrl at system calls (rseq debug mode); only then does a
+ * request cleared without a visible grant need a rseq_slice_yield
+ * (port/rseq_slice.h rseq_slice_kernel_validates).  Two system calls, once
+ * per process start.  When the kernel cannot be asked, keep yielding.
  */
-#define PG_RSEQ_DEFINE_THUNK(name) \
-	__asm__(".text\n" \
-			".p2align 4\n" \
-			".globl pg_rseq_thunk_" #name "\n" \
-			".type pg_rseq_thunk_" #name ", @function\n" \
-			"pg_rseq_thunk_" #name ":\n" \
-			"\tpush %rax\n\tpush %rcx\n\tpush %rdx\n\tpush %rsi\n\tpush %rdi\n" \
-			"\tpush %r8\n\tpush %r9\n\tpush %r10\n\tpush %r11\n" \
-			"\tpush %rbp\n\tmov %rsp, %rbp\n\tand $-16, %rsp\n\tsub $256, %rsp\n" \
-			"\tmovdqu %xmm0, 0(%rsp)\n\tmovdqu %xmm1, 16(%rsp)\n" \
-			"\tmovdqu %xmm2, 32(%rsp)\n\tmovdqu %xmm3, 48(%rsp)\n" \
-			"\tmovdqu %xmm4, 64(%rsp)\n\tmovdqu %xmm5, 80(%rsp)\n" \
-			"\tmovdqu %xmm6, 96(%rsp)\n\tmovdqu %xmm7, 112(%rsp)\n" \
-			"\tmovdqu %xmm8, 128(%rsp)\n\tmovdqu %xmm9, 144(%rsp)\n" \
-			"\tmovdqu %xmm10, 160(%rsp)\n\tmovdqu %xmm11, 176(%rsp)\n" \
-			"\tmovdqu %xmm12, 192(%rsp)\n\tmovdqu %xmm13, 208(%rsp)\n" \
-			"\tmovdqu %xmm14, 224(%rsp)\n\tmovdqu %xmm15, 240(%rsp)\n" \
-			"\tcall pg_rseq_rare_" #name "\n" \
-			"\tmovdqu 0(%rsp), %xmm0\n\tmovdqu 16(%rsp), %xmm1\n" \
-			"\tmovdqu 32(%rsp), %xmm2\n\tmovdqu 48(%rsp), %xmm3\n" \
-			"\tmovdqu 64(%rsp), %xmm4\n\tmovdqu 80(%rsp), %xmm5\n" \
-			"\tmovdqu 96(%rsp), %xmm6\n\tmovdqu 112(%rsp), %xmm7\n" \
-			"\tmovdqu 128(%rsp), %xmm8\n\tmovdqu 144(%rsp), %xmm9\n" \
-			"\tmovdqu 160(%rsp), %xmm10\n\tmovdqu 176(%rsp), %xmm11\n" \
-			"\tmovdqu 192(%rsp), %xmm12\n\tmovdqu 208(%rsp), %xmm13\n" \
-			"\tmovdqu 224(%rsp), %xmm14\n\tmovdqu 240(%rsp), %xmm15\n" \
-			"\tmov %rbp, %rsp\n\tpop %rbp\n" \
-			"\tpop %r11\n\tpop %r10\n\tpop %r9\n\tpop %r8\n" \
-			"\tpop %rdi\n\tpop %rsi\n\tpop %rdx\n\tpop %rcx\n\tpop %rax\n" \
-			"\tret\n" \
-			".size pg_rseq_thunk_" #name ", .-pg_rseq_thunk_" #name "\n")
-
-PG_RSEQ_DEFINE_THUNK(enter_rare);
-PG_RSEQ_DEFINE_THUNK(leave_rare);
-PG_RSEQ_DEFINE_THUNK(granted);
-#endif							/* PG_RSEQ_THUNKS */
+static void
+PgRseqCheckValidation(void)
+{
+	PgRseqState.no_clear_yield = 0;
+	if (PgRseqProbe.slice == RSEQ_SLICE_EXT_ENABLED &&
+		rseq_slice_kernel_validates(PgRseqProbe.area,
+									rseq_slice_marker_address()) == 0)
+		PgRseqState.no_clear_yield = 1;
+}
 
 /* Resolve a mode setting against this process's probe; log if asked. */
 static rseq_slice_mode
@@ -353,12 +323,28 @@ PgRseqPostmasterSetup(void)
 {
 	rseq_slice_mode mode;
 
-	(void) rseq_slice_setup_process(&PgRseqProbe, &PgRseqArea,
-									(rseq_slice_register_policy) rseq_slice_register_setting);
+	/*
+	 * Mode off leaves the process as it found it: no registration replaced,
+	 * no prctl.  A later switch out of off (a reload) then works with what
+	 * glibc registered: the preemption marker everywhere, the slice
+	 * extension only where glibc's area is already V2 (glibc 2.41+).
+	 */
+	if (rseq_slice_mode_setting == RSEQ_SLICE_MODE_OFF)
+	{
+		rseq_slice_probe_thread(&PgRseqProbe);
+		strlcat(PgRseqProbe.reason,
+				"; rseq_slice_mode = off at start: registration left as found",
+				sizeof(PgRseqProbe.reason));
+	}
+	else
+		(void) rseq_slice_setup_process(&PgRseqProbe, &PgRseqArea,
+										(rseq_slice_register_policy) rseq_slice_register_setting);
 	PgRseqProbed = true;
 	mode = PgRseqResolve(rseq_slice_mode_setting);
 	rseq_slice_state_init(&PgRseqState, mode, &PgRseqProbe,
 						  &PgRseqLocalCounters);
+	PgRseqCheckValidation();
+	PgRseqApplyRequestPolicy(rseq_slice_request_setting);
 	rseq_slice_set_detail(&PgRseqState, rseq_slice_detail_setting);
 	ereport(LOG,
 			(errmsg("rseq slice extension: mode %s (rseq_slice_mode = %s): %s; %s",
@@ -402,16 +388,65 @@ PgRseqInitChild(bool postmaster_child)
 	mode = PgRseqResolve(rseq_slice_mode_setting);
 	rseq_slice_state_init(&PgRseqState, mode, &PgRseqProbe,
 						  &PgRseqLocalCounters);
+	PgRseqCheckValidation();
+	PgRseqApplyRequestPolicy(rseq_slice_request_setting);
 	rseq_slice_set_detail(&PgRseqState, rseq_slice_detail_setting);
 }
 
-/* Size of the shared counters. */
+/*
+ * PgRseqLibraryLoaded: called by internal_load_library (dfmgr.c) after a
+ * library was loaded into this process (LOAD, session_preload_libraries,
+ * a function's library).  Where the postmaster replaced glibc's rseq
+ * registration (rseq_slice_register = auto or always), glibc's area in
+ * this process is no longer updated by the kernel: a library that uses it
+ * (TCMalloc, librseq, lttng-ust, anything that references __rseq_offset)
+ * reads cpu_id -1 and its rseq critical sections are never aborted.  The
+ * postmaster's check at start-up cannot see libraries loaded later, so
+ * each is looked for here (rseq_slice_find_rseq_user, a walk over the
+ * loaded objects): a WARNING names it, once per process.  What cannot be
+ * seen: a library that reaches the area without referencing
+ * __rseq_offset or __rseq_size and without a known name.
+ */
+void
+PgRseqLibraryLoaded(const char *filename)
+{
+	static bool warned = false;
+	char		user[128];
+
+	if (warned || !PgRseqProbed ||
+		PgRseqProbe.owner != RSEQ_SLICE_OWNER_SELF || PgRseqProbe.glibc_size == 0)
+		return;
+	if (!rseq_slice_find_rseq_user(user, sizeof(user)))
+		return;
+	warned = true;
+	ereport(WARNING,
+			(errmsg("library \"%s\" was loaded, and %s uses glibc's rseq area, which the kernel no longer updates in this server",
+					filename, user),
+			 errdetail("The postmaster replaced glibc's rseq registration with its own (rseq_slice_register = %s).",
+					   rseq_slice_register_setting == RSEQ_SLICE_REGISTER_ALWAYS ? "always" : "auto"),
+			 errhint("Set rseq_slice_register = never and restart the server to keep glibc's rseq area.")));
+}
+
+/*
+ * Slots of the shared counters: one per PGPROC.  None where the lock layer
+ * is compiled out (RSEQ_SLICE_SUPPORTED is 0: every platform but x86_64
+ * Linux), where the views are then empty.
+ */
 static int
 PgRseqSlotCount(void)
 {
+#if RSEQ_SLICE_SUPPORTED
 	return MaxBackends + NUM_AUXILIARY_PROCS;
+#else
+	return 0;
+#endif
 }
 
+/*
+ * PgRseqShmemSize: bytes of shared memory for the counters: a header of
+ * about 11 kB and 5.6 kB per slot (sizeof(PgRseqSlot)): 0.6 MB at
+ * max_connections = 100, 28 MB at 5000.
+ */
 Size
 PgRseqShmemSize(void)
 {
@@ -432,9 +467,7 @@ PgRseqShmemInit(void)
 	{
 		/*
 		 * Shared memory starts zeroed (an anonymous mapping, or a new System
-		 * V segment); only the header is set explicitly.  Zeroing the slots
-		 * again would cost every server start (and the instruction counts in
-		 * bench/callgrind) a pass over about 2.5 MB.
+		 * V segment); only the header is set explicitly.
 		 */
 #ifdef USE_ASSERT_CHECKING
 		for (Size off = 0; off < PgRseqShmemSize(); off += sizeof(uint64))
@@ -444,6 +477,7 @@ PgRseqShmemInit(void)
 		PgRseqShmem->layout_version = PG_RSEQ_LAYOUT_VERSION;
 		PgRseqShmem->nslots = PgRseqSlotCount();
 		SpinLockInit(&PgRseqShmem->mutex);
+		pg_atomic_init_u64(&PgRseqShmem->generation, 0);
 		PgRseqShmem->stats_reset = GetCurrentTimestamp();
 		if (!PgRseqProbed)
 		{
@@ -458,46 +492,90 @@ PgRseqShmemInit(void)
 	}
 }
 
-/* Add the counts of a slot (minus its baseline) to the totals. */
-static void
-PgRseqFoldSlot(PgRseqSlot *slot)
+/*
+ * Bracket a change of slot ownership (caller holds mutex): readers that
+ * overlap it start again.
+ */
+static inline void
+PgRseqGenerationBump(void)
 {
-	rseq_slice_counters *t = &PgRseqShmem->totals;
-	const rseq_slice_counters *c = &slot->c;
-	const rseq_slice_counters *b = &slot->c_base;
-	int			i;
+	pg_atomic_write_u64(&PgRseqShmem->generation,
+						pg_atomic_read_u64(&PgRseqShmem->generation) + 1);
+	pg_write_barrier();
+}
 
-	for (i = 0; i < RSEQ_SLICE_MAX_KINDS; i++)
-		t->entries[i] += c->entries[i] - b->entries[i];
-	t->sections += c->sections - b->sections;
-	t->nested += c->nested - b->nested;
-	t->max_depth = Max(t->max_depth,
-					   c->max_depth > 0 ? c->max_depth : (c->sections > b->sections ? 1 : 0));
-	t->requests += c->requests - b->requests;
-	t->grants += c->grants - b->grants;
-	t->revoked += c->revoked - b->revoked;
-	t->yields += c->yields - b->yields;
-	t->yields_in_grant += c->yields_in_grant - b->yields_in_grant;
-	t->descheduled += c->descheduled - b->descheduled;
-	for (i = 0; i < PG_RSEQ_NROWS; i++)
+/* a += b, field by field, for counters and rows (max_depth: the larger) */
+static void
+PgRseqAddCounters(rseq_slice_counters *a, const rseq_slice_counters *b)
+{
+	for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
+		a->entries[k] += b->entries[k];
+	a->sections += b->sections;
+	a->nested += b->nested;
+	a->max_depth = Max(a->max_depth, b->max_depth);
+	a->requests += b->requests;
+	a->grants += b->grants;
+	a->revoked += b->revoked;
+	a->yields += b->yields;
+	a->yields_in_grant += b->yields_in_grant;
+	a->descheduled += b->descheduled;
+}
+
+static void
+PgRseqAddRows(PgRseqRowCounters *a, const PgRseqRowCounters *b)
+{
+	for (int r = 0; r < PG_RSEQ_NROWS; r++)
 	{
-		PgRseqRowCounters *tr = &PgRseqShmem->total_rows[i];
+		a[r].acquisitions += b[r].acquisitions;
+		a[r].descheduled += b[r].descheduled;
+		a[r].grants += b[r].grants;
+		a[r].yields += b[r].yields;
+		a[r].yields_in_grant += b[r].yields_in_grant;
+		a[r].revoked += b[r].revoked;
+	}
+}
 
-		tr->acquisitions += slot->rows[i].acquisitions - slot->rows_base[i].acquisitions;
-		tr->descheduled += slot->rows[i].descheduled - slot->rows_base[i].descheduled;
-		tr->grants += slot->rows[i].grants - slot->rows_base[i].grants;
-		tr->yields += slot->rows[i].yields - slot->rows_base[i].yields;
-		tr->yields_in_grant += slot->rows[i].yields_in_grant - slot->rows_base[i].yields_in_grant;
-		tr->revoked += slot->rows[i].revoked - slot->rows_base[i].revoked;
+/* c - base, clamped at 0 (a reader may see base newer than c). */
+#define PG_RSEQ_DELTA(a, b) ((a) >= (b) ? (a) - (b) : 0)
+
+/* a -= b, clamped at 0 (max_depth is kept: it is no sum) */
+static void
+PgRseqSubCounters(rseq_slice_counters *a, const rseq_slice_counters *b)
+{
+	for (int k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
+		a->entries[k] = PG_RSEQ_DELTA(a->entries[k], b->entries[k]);
+	a->sections = PG_RSEQ_DELTA(a->sections, b->sections);
+	a->nested = PG_RSEQ_DELTA(a->nested, b->nested);
+	a->requests = PG_RSEQ_DELTA(a->requests, b->requests);
+	a->grants = PG_RSEQ_DELTA(a->grants, b->grants);
+	a->revoked = PG_RSEQ_DELTA(a->revoked, b->revoked);
+	a->yields = PG_RSEQ_DELTA(a->yields, b->yields);
+	a->yields_in_grant = PG_RSEQ_DELTA(a->yields_in_grant, b->yields_in_grant);
+	a->descheduled = PG_RSEQ_DELTA(a->descheduled, b->descheduled);
+}
+
+static void
+PgRseqSubRows(PgRseqRowCounters *a, const PgRseqRowCounters *b)
+{
+	for (int r = 0; r < PG_RSEQ_NROWS; r++)
+	{
+		a[r].acquisitions = PG_RSEQ_DELTA(a[r].acquisitions, b[r].acquisitions);
+		a[r].descheduled = PG_RSEQ_DELTA(a[r].descheduled, b[r].descheduled);
+		a[r].grants = PG_RSEQ_DELTA(a[r].grants, b[r].grants);
+		a[r].yields = PG_RSEQ_DELTA(a[r].yields, b[r].yields);
+		a[r].yields_in_grant = PG_RSEQ_DELTA(a[r].yields_in_grant, b[r].yields_in_grant);
+		a[r].revoked = PG_RSEQ_DELTA(a[r].revoked, b[r].revoked);
 	}
 }
 
 /*
  * PgRseqAttachBackend: take slot `procno` (the backend's ProcNumber) at the
- * end of InitProcess/InitAuxiliaryProcess.  The previous owner's counts go
- * to the totals; the counts this process gathered so far move into the
- * slot.  Does nothing without shared memory or for an out-of-range procno
- * (the process then keeps counting locally, invisible to the views).
+ * end of InitProcess/InitAuxiliaryProcess.  The slot is zero (its last
+ * owner folded it into the exited totals); the counts this process gathered
+ * so far move into it.  Holds the spinlock for a few dozen stores; waits
+ * for no reader.  Does nothing without shared memory or for an
+ * out-of-range procno (the process then keeps counting locally, invisible
+ * to the views).
  */
 void
 PgRseqAttachBackend(int procno, int backend_type)
@@ -508,22 +586,22 @@ PgRseqAttachBackend(int procno, int backend_type)
 		return;
 	slot = &PgRseqShmem->slots[procno];
 
-	LWLockAcquire(RseqStatsLock, LW_EXCLUSIVE);
-	PgRseqFoldSlot(slot);
+	slot->start_time = GetCurrentTimestamp();
+	SpinLockAcquire(&PgRseqShmem->mutex);
+	PgRseqGenerationBump();
 	MemSet(&slot->c_base, 0, sizeof(slot->c_base));
-	MemSet(slot->rows_base, 0, sizeof(slot->rows_base));
 	slot->reset_time = 0;
 	slot->c = PgRseqLocalCounters;
-	memcpy(slot->rows, PgRseqLocalRows, sizeof(slot->rows));
+	PgRseqAddRows(slot->rows, PgRseqLocalRows);
 	slot->pid = MyProcPid;
 	slot->backend_type = backend_type;
 	slot->mode = PgRseqState.mode;
-	slot->start_time = GetCurrentTimestamp();
 	/* from here on, count into the slot (the release below included) */
 	PgRseqState.ctr = &slot->c;
 	PgRseqRows = slot->rows;
 	PgRseqMySlot = slot;
-	LWLockRelease(RseqStatsLock);
+	PgRseqGenerationBump();
+	SpinLockRelease(&PgRseqShmem->mutex);
 }
 
 /*
@@ -533,12 +611,13 @@ PgRseqAttachBackend(int procno, int backend_type)
  * lock is held there, so the switch to off is immediate (asserted), and no
  * section of the rest of this process's exit asks: a grant the kernel
  * counts (s_granted) but no slot does would leave pg_rseq's totals below
- * the kernel's.  Until 2026-12-02 the call sat inside ProcStructLock's
- * section, which then still asked and was counted nowhere: measured in the
- * kernel lab, one kernel yield of 1,092 lost that way
- * (bench/results/kernel-lab/probe-20261202-yields, lock layer b0b9ad7).
- * The slot keeps its counts for the totals.  From here on a reload of
- * rseq_slice_mode no longer switches this process (assign_rseq_slice_mode).
+ * the kernel's (measured in the kernel lab: one kernel yield of 1,092 lost
+ * when this ran inside ProcStructLock's section,
+ * bench/results/kernel-lab/probe-20261202-yields).  The slot's counts go
+ * to the exited totals and the slot is zeroed for its next owner, under
+ * the spinlock (a fold of 115 rows: a few hundred instructions).  From
+ * here on a reload of rseq_slice_mode no longer switches this process
+ * (assign_rseq_slice_mode).
  */
 void
 PgRseqDetachBackend(void)
@@ -557,7 +636,18 @@ PgRseqDetachBackend(void)
 	PgRseqState.ctr = &PgRseqLocalCounters;
 	PgRseqRows = PgRseqLocalRows;
 	PgRseqMySlot = NULL;
+
+	/* mode off: nothing counts any more, not even the spinlock below */
+	SpinLockAcquire(&PgRseqShmem->mutex);
+	PgRseqGenerationBump();
+	PgRseqAddCounters(&PgRseqShmem->exited, &slot->c);
+	PgRseqAddRows(PgRseqShmem->exited_rows, slot->rows);
+	MemSet(&slot->c, 0, sizeof(slot->c));
+	MemSet(slot->rows, 0, sizeof(slot->rows));
+	MemSet(&slot->c_base, 0, sizeof(slot->c_base));
 	slot->pid = 0;
+	PgRseqGenerationBump();
+	SpinLockRelease(&PgRseqShmem->mutex);
 }
 
 /* Make related counters consistent (see rseq_stats.h). */
@@ -570,29 +660,50 @@ PgRseqMakeConsistent(rseq_slice_counters *c)
 	c->yields_in_grant = Min(c->yields_in_grant, c->yields);
 }
 
-/* c - base, clamped at 0 (a reader may see base newer than c). */
-#define PG_RSEQ_DELTA(a, b) ((a) >= (b) ? (a) - (b) : 0)
-
-static void
-PgRseqSlotDelta(const PgRseqSlot *slot, rseq_slice_counters *out)
+/* The LWLock acquisitions of rows (the tranche rows only). */
+static uint64
+PgRseqLWLockEntries(const PgRseqRowCounters *rows)
 {
-	const rseq_slice_counters *c = &slot->c;
-	const rseq_slice_counters *b = &slot->c_base;
-	int			i;
+	uint64		n = 0;
 
-	/* read the dependent counters first: they only lag behind */
-	out->yields_in_grant = PG_RSEQ_DELTA(c->yields_in_grant, b->yields_in_grant);
-	out->yields = PG_RSEQ_DELTA(c->yields, b->yields);
-	out->revoked = PG_RSEQ_DELTA(c->revoked, b->revoked);
-	out->grants = PG_RSEQ_DELTA(c->grants, b->grants);
-	out->requests = PG_RSEQ_DELTA(c->requests, b->requests);
-	out->descheduled = PG_RSEQ_DELTA(c->descheduled, b->descheduled);
-	out->nested = PG_RSEQ_DELTA(c->nested, b->nested);
-	out->sections = PG_RSEQ_DELTA(c->sections, b->sections);
-	for (i = 0; i < RSEQ_SLICE_MAX_KINDS; i++)
-		out->entries[i] = PG_RSEQ_DELTA(c->entries[i], b->entries[i]);
-	/* the fast path records depths >= 2 only; one section means depth 1 */
-	out->max_depth = c->max_depth > 0 ? c->max_depth : (out->sections > 0 ? 1 : 0);
+	for (int r = 0; r < PG_RSEQ_TRANCHE_ROWS; r++)
+		n += rows[r].acquisitions;
+	return n;
+}
+
+/* A module built for another layout must not read this one. */
+static void
+PgRseqCheckLayout(uint32 layout, int nrows)
+{
+	if (layout != PG_RSEQ_LAYOUT_VERSION || nrows != PG_RSEQ_NROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("rseq slice extension counters: caller built for layout %u with %d rows, server has layout %u with %d rows",
+						layout, nrows, PG_RSEQ_LAYOUT_VERSION, PG_RSEQ_NROWS),
+				 errhint("Rebuild the module against this server's headers.")));
+}
+
+/*
+ * Wait until no slot changes hands; returns the (even) generation.  A
+ * change takes a few hundred instructions under the spinlock.
+ */
+static uint64
+PgRseqStableGeneration(void)
+{
+	uint64		g;
+
+	while ((g = pg_atomic_read_u64(&PgRseqShmem->generation)) & 1)
+		pg_spin_delay();
+	pg_read_barrier();
+	return g;
+}
+
+/* Did a slot change hands since generation g? */
+static bool
+PgRseqGenerationMoved(uint64 g)
+{
+	pg_read_barrier();
+	return pg_atomic_read_u64(&PgRseqShmem->generation) != g;
 }
 
 int
@@ -602,54 +713,118 @@ PgRseqNumSlots(void)
 }
 
 /*
- * PgRseqSnapshotBackend: counts of live slot i since the later of its
+ * PgRseqSnapshotBackendV: counts of live slot i since the later of its
  * backend's start and the last reset.  Returns false for a free slot or a
- * bad index.  Takes RseqStatsLock in shared mode.
+ * bad index.  Takes no lock: copies again if the slot changed hands.
+ * ERROR if the caller was built for another layout.
  */
 bool
-PgRseqSnapshotBackend(int i, PgRseqBackendSnapshot *out)
+PgRseqSnapshotBackendV(uint32 layout, int i, PgRseqBackendSnapshot *out)
 {
 	PgRseqSlot *slot;
-	bool		live;
 
+	PgRseqCheckLayout(layout, PG_RSEQ_NROWS);
 	if (PgRseqShmem == NULL || i < 0 || i >= PgRseqShmem->nslots)
 		return false;
 	slot = &PgRseqShmem->slots[i];
-	LWLockAcquire(RseqStatsLock, LW_SHARED);
-	live = slot->pid != 0;
-	if (live)
+	for (;;)
 	{
+		uint64		g = PgRseqStableGeneration();
+		rseq_slice_counters base;
+
 		out->pid = slot->pid;
+		if (out->pid == 0)
+		{
+			if (PgRseqGenerationMoved(g))
+				continue;
+			return false;
+		}
 		out->backend_type = slot->backend_type;
 		out->mode = (rseq_slice_mode) slot->mode;
 		out->stats_reset = Max(slot->start_time, slot->reset_time);
-		PgRseqSlotDelta(slot, &out->c);
+		base = slot->c_base;
+		/* the dependent counters first: they only lag behind */
+		out->c.yields_in_grant = slot->c.yields_in_grant;
+		out->c.yields = slot->c.yields;
+		out->c.revoked = slot->c.revoked;
+		out->c.grants = slot->c.grants;
+		out->c.requests = slot->c.requests;
+		out->c.descheduled = slot->c.descheduled;
+		out->c.nested = slot->c.nested;
+		out->c.sections = slot->c.sections;
+		memcpy(out->c.entries, (const void *) slot->c.entries,
+			   sizeof(out->c.entries));
+		out->c.max_depth = slot->c.max_depth;
 		/* LWLock entries: the per-tranche acquisitions (see rseq_stats.h) */
-		out->c.entries[PG_RSEQ_KIND_LWLOCK] = 0;
-		for (int r = 0; r < PG_RSEQ_TRANCHE_ROWS; r++)
-			out->c.entries[PG_RSEQ_KIND_LWLOCK] +=
-				PG_RSEQ_DELTA(slot->rows[r].acquisitions,
-							  slot->rows_base[r].acquisitions);
-	}
-	LWLockRelease(RseqStatsLock);
-	if (live)
+		out->c.entries[PG_RSEQ_KIND_LWLOCK] = PgRseqLWLockEntries(slot->rows);
+		if (PgRseqGenerationMoved(g))
+			continue;
+		PgRseqSubCounters(&out->c, &base);
+		/* the fast path records depths >= 2 only; one section means 1 */
+		if (out->c.max_depth == 0 && out->c.sections > 0)
+			out->c.max_depth = 1;
 		PgRseqMakeConsistent(&out->c);
-	return live;
+		return true;
+	}
 }
 
 /*
- * PgRseqSnapshotTotals: everything counted since the last reset, by every
- * backend, live or exited.  rows[PG_RSEQ_NROWS]; the spinlock, buffer
- * header and wait-list rows get their acquisitions from the per-kind entry
- * counts.  Takes RseqStatsLock in shared mode.
+ * The raw sums (exited backends + every slot, nothing subtracted) and the
+ * reset baselines, consistent with each other.
+ */
+static void
+PgRseqSumRaw(rseq_slice_counters *c, PgRseqRowCounters *rows,
+			 rseq_slice_counters *base, PgRseqRowCounters *base_rows,
+			 TimestampTz *stats_reset)
+{
+	for (;;)
+	{
+		uint64		g = PgRseqStableGeneration();
+
+		SpinLockAcquire(&PgRseqShmem->mutex);
+		*c = PgRseqShmem->exited;
+		memcpy(rows, PgRseqShmem->exited_rows,
+			   sizeof(PgRseqRowCounters) * PG_RSEQ_NROWS);
+		if (base)
+		{
+			*base = PgRseqShmem->base;
+			memcpy(base_rows, PgRseqShmem->base_rows,
+				   sizeof(PgRseqRowCounters) * PG_RSEQ_NROWS);
+		}
+		if (stats_reset)
+			*stats_reset = PgRseqShmem->stats_reset;
+		SpinLockRelease(&PgRseqShmem->mutex);
+
+		for (int i = 0; i < PgRseqShmem->nslots; i++)
+		{
+			PgRseqSlot *slot = &PgRseqShmem->slots[i];
+			rseq_slice_counters sc = slot->c;
+
+			/* max_depth of a live slot counts from the last reset */
+			PgRseqAddCounters(c, &sc);
+			PgRseqAddRows(rows, slot->rows);
+		}
+		if (!PgRseqGenerationMoved(g))
+			return;
+	}
+}
+
+/*
+ * PgRseqSnapshotTotalsV: everything counted since the last reset, by every
+ * backend, live or exited.  rows[nrows]; the spinlock, buffer header and
+ * wait-list rows get their acquisitions from the per-kind entry counts.
+ * Holds the spinlock only to copy the exited totals and the baselines
+ * (about 11 kB).  ERROR if the caller was built for another layout.
  */
 void
-PgRseqSnapshotTotals(rseq_slice_counters *c, PgRseqRowCounters *rows,
-					 TimestampTz *stats_reset)
+PgRseqSnapshotTotalsV(uint32 layout, rseq_slice_counters *c,
+					  PgRseqRowCounters *rows, int nrows,
+					  TimestampTz *stats_reset)
 {
-	int			i,
-				r;
+	static rseq_slice_counters base;
+	static PgRseqRowCounters base_rows[PG_RSEQ_NROWS];
 
+	PgRseqCheckLayout(layout, nrows);
 	MemSet(c, 0, sizeof(*c));
 	MemSet(rows, 0, sizeof(PgRseqRowCounters) * PG_RSEQ_NROWS);
 	if (stats_reset)
@@ -657,95 +832,73 @@ PgRseqSnapshotTotals(rseq_slice_counters *c, PgRseqRowCounters *rows,
 	if (PgRseqShmem == NULL)
 		return;
 
-	LWLockAcquire(RseqStatsLock, LW_SHARED);
-	*c = PgRseqShmem->totals;
-	memcpy(rows, PgRseqShmem->total_rows,
-		   sizeof(PgRseqRowCounters) * PG_RSEQ_NROWS);
-	if (stats_reset)
-		*stats_reset = PgRseqShmem->stats_reset;
-	for (i = 0; i < PgRseqShmem->nslots; i++)
-	{
-		PgRseqSlot *slot = &PgRseqShmem->slots[i];
-		rseq_slice_counters d;
-		int			k;
-
-		PgRseqSlotDelta(slot, &d);
-		for (k = 0; k < RSEQ_SLICE_MAX_KINDS; k++)
-			c->entries[k] += d.entries[k];
-		c->sections += d.sections;
-		c->nested += d.nested;
-		c->max_depth = Max(c->max_depth, d.max_depth);
-		c->requests += d.requests;
-		c->grants += d.grants;
-		c->revoked += d.revoked;
-		c->yields += d.yields;
-		c->yields_in_grant += d.yields_in_grant;
-		c->descheduled += d.descheduled;
-		for (r = 0; r < PG_RSEQ_NROWS; r++)
-		{
-			rows[r].acquisitions += PG_RSEQ_DELTA(slot->rows[r].acquisitions,
-												  slot->rows_base[r].acquisitions);
-			rows[r].descheduled += PG_RSEQ_DELTA(slot->rows[r].descheduled,
-												 slot->rows_base[r].descheduled);
-			rows[r].grants += PG_RSEQ_DELTA(slot->rows[r].grants,
-											slot->rows_base[r].grants);
-			rows[r].yields += PG_RSEQ_DELTA(slot->rows[r].yields,
-											slot->rows_base[r].yields);
-			rows[r].yields_in_grant += PG_RSEQ_DELTA(slot->rows[r].yields_in_grant,
-													 slot->rows_base[r].yields_in_grant);
-			rows[r].revoked += PG_RSEQ_DELTA(slot->rows[r].revoked,
-											 slot->rows_base[r].revoked);
-		}
-	}
-	LWLockRelease(RseqStatsLock);
+	PgRseqSumRaw(c, rows, &base, base_rows, stats_reset);
+	PgRseqSubCounters(c, &base);
+	PgRseqSubRows(rows, base_rows);
 
 	/*
 	 * LWLock entries are the per-tranche acquisitions (counted in every mode
 	 * but off); the other kinds' entries only with rseq_slice_detail.
 	 */
-	c->entries[PG_RSEQ_KIND_LWLOCK] = 0;
-	for (r = 0; r < PG_RSEQ_TRANCHE_ROWS; r++)
-		c->entries[PG_RSEQ_KIND_LWLOCK] += rows[r].acquisitions;
+	c->entries[PG_RSEQ_KIND_LWLOCK] = PgRseqLWLockEntries(rows);
 	rows[PG_RSEQ_ROW_SPINLOCK].acquisitions = c->entries[PG_RSEQ_KIND_SPINLOCK];
 	rows[PG_RSEQ_ROW_BUFHDR].acquisitions = c->entries[PG_RSEQ_KIND_BUFHDR];
 	rows[PG_RSEQ_ROW_WAITLIST].acquisitions = c->entries[PG_RSEQ_KIND_WAITLIST];
+	if (c->max_depth == 0 && c->sections > 0)
+		c->max_depth = 1;
 	PgRseqMakeConsistent(c);
 }
 
 /*
- * PgRseqResetCounters: every slot's baseline becomes its current counts and
- * the totals go to zero.  Returns the reset time.  Takes RseqStatsLock in
- * exclusive mode.  Privilege checks are the caller's (the extension).
+ * PgRseqResetCounters: the totals and every live backend's counts start
+ * again from zero.  Returns the reset time.  Takes no LWLock: the raw sums
+ * of this moment become the baseline (under the spinlock, a copy of about
+ * 11 kB), and each live slot's own counts its per-backend baseline.  A
+ * reset that races with a backend's counting may leave that backend's
+ * last increments inside the baseline.  Privilege checks are the caller's
+ * (the extension).
  */
 TimestampTz
 PgRseqResetCounters(void)
 {
+	static rseq_slice_counters raw;
+	static PgRseqRowCounters raw_rows[PG_RSEQ_NROWS];
 	TimestampTz now = GetCurrentTimestamp();
-	int			i;
 
 	if (PgRseqShmem == NULL)
 		return now;
-	LWLockAcquire(RseqStatsLock, LW_EXCLUSIVE);
-	for (i = 0; i < PgRseqShmem->nslots; i++)
+
+	PgRseqSumRaw(&raw, raw_rows, NULL, NULL, NULL);
+	SpinLockAcquire(&PgRseqShmem->mutex);
+	PgRseqShmem->base = raw;
+	memcpy(PgRseqShmem->base_rows, raw_rows, sizeof(raw_rows));
+	PgRseqShmem->exited.max_depth = 0;
+	PgRseqShmem->stats_reset = now;
+	SpinLockRelease(&PgRseqShmem->mutex);
+
+	for (int i = 0; i < PgRseqShmem->nslots; i++)
 	{
 		PgRseqSlot *slot = &PgRseqShmem->slots[i];
 
-		slot->c_base = slot->c;
-		memcpy(slot->rows_base, slot->rows, sizeof(slot->rows_base));
-		slot->c_base.max_depth = 0;
+		SpinLockAcquire(&PgRseqShmem->mutex);
+		if (slot->pid != 0)
+		{
+			slot->c_base = slot->c;
+			slot->c_base.entries[PG_RSEQ_KIND_LWLOCK] =
+				PgRseqLWLockEntries(slot->rows);
+			slot->c_base.max_depth = 0;
 
-		/*
-		 * max_depth is a high-water mark, not a sum: restart it.  This is
-		 * the one store into a slot by another backend; racing with the
-		 * owner it can only keep a depth reached during the reset.
-		 */
-		slot->c.max_depth = 0;
-		slot->reset_time = now;
+			/*
+			 * max_depth is a high-water mark, not a sum: restart it.  This
+			 * is the one store into a slot's counters by another backend;
+			 * racing with the owner it can only keep a depth reached during
+			 * the reset.
+			 */
+			slot->c.max_depth = 0;
+			slot->reset_time = now;
+		}
+		SpinLockRelease(&PgRseqShmem->mutex);
 	}
-	MemSet(&PgRseqShmem->totals, 0, sizeof(PgRseqShmem->totals));
-	MemSet(PgRseqShmem->total_rows, 0, sizeof(PgRseqShmem->total_rows));
-	PgRseqShmem->stats_reset = now;
-	LWLockRelease(RseqStatsLock);
 	return now;
 }
 
@@ -844,9 +997,7 @@ assign_rseq_slice_detail(bool newval, void *extra)
  * LWLock.  adaptive: shared, and a tranche whose grants in this backend
  * mostly end outside the extension (fewer than half of 32 yield inside it)
  * stops asking until its holders were descheduled 64 times (see
- * PgRseqAdapt).  Under every value RseqStats never asks (its readers hold
- * it longer than a slice: PgRseqApplyRequestPolicy).  Sections that do not
- * ask still count deschedules.  The
+ * PgRseqAdapt).  Sections that do not ask still count deschedules.  The
  * enum machinery refuses other values.  Takes effect at a backend's next
  * lock; costs nothing in modes off and measure, one load per outermost
  * LWLock section in upstream (bench/results/callgrind).

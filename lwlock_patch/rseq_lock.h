@@ -29,31 +29,23 @@
 #define RSEQ_LOCK_H
 
 /*
- * In the server binary on x86_64 the protocol's rare calls (a cleared
- * marker, the slow path, a grant) go through register-preserving thunks
- * (rseq_lock.c): an ordinary call, even on a branch never taken, makes the
- * compiler keep a lock holder's live values in callee-saved registers (a
- * push, a pop and often a lea per function with a section; bench/callgrind,
- * objdump).  A thunk call clobbers nothing but the flags.  Extensions and
- * other platforms use the ordinary calls.
+ * The protocol's rare calls (a cleared marker, the slow path, a grant) are
+ * ordinary C calls (port/rseq_slice.h's default hooks).  They are on
+ * branches the fast path almost never takes, but the compiler still has to
+ * assume that every caller-saved register, vector registers included, dies
+ * there; that costs a few spills in some lock functions and nothing on the
+ * common path (bench/callgrind).
  */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
-	(defined(__PIE__) || !defined(__PIC__))
-#define PG_RSEQ_THUNKS 1
-/* skip the caller's red zone, call the thunk with up to three arguments */
-#define PG_RSEQ_THUNK(name, a, b, c) \
-	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tcall " #name "\n\tlea 128(%%rsp), %%rsp" \
-						 : : "D"((long) (a)), "S"((long) (b)), "d"((long) (c)) : "memory", "cc")
 #define RSEQ_SLICE_CALL_HOOKS 1
-#define RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask) \
-	PG_RSEQ_THUNK(pg_rseq_thunk_enter_rare, (kind), (ask), 0)
-#define RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx) \
-	({ PG_RSEQ_THUNK(pg_rseq_thunk_leave_rare, (ctx), 0, 0); 0u; })
-#define RSEQ_SLICE_CALL_GRANTED(s, ctx) \
-	({ PG_RSEQ_THUNK(pg_rseq_thunk_granted, (ctx), 0, 0); 0u; })
-#else
-#define PG_RSEQ_THUNKS 0
-#endif
+#define RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask) PgRseqEnterRare((kind), (ask))
+#define RSEQ_SLICE_CALL_LEAVE_RARE(s, ctx) rseq_slice_leave_rare(s)
+#define RSEQ_SLICE_CALL_GRANTED(s, ctx) rseq_slice_granted_now(s)
+
+/*
+ * The rare path of an entry: rseq_slice_enter_rare with the request policy
+ * looked up if the fast path passed PG_RSEQ_ASK_OFF (see below).
+ */
+extern void PgRseqEnterRare(unsigned kind, unsigned ask);
 
 #include "port/rseq_slice.h"
 
@@ -67,9 +59,12 @@
  * Rows of the per-tranche counters: LWLock tranche IDs 0 ..
  * PG_RSEQ_TRANCHE_ROWS - 2 map to themselves, larger IDs to the last LWLock
  * row ("other"); three more rows follow for spinlocks, buffer header locks
- * and LWLock wait-list locks.
+ * and LWLock wait-list locks.  112 rows cover PostgreSQL 18's built-in
+ * tranches (IDs 0-95, LWTRANCHE_FIRST_USER_DEFINED = 96, checked in
+ * rseq_lock.c) and the first 15 tranches that extensions register; every
+ * backend has a copy (48 bytes a row: 5.4 kB a backend).
  */
-#define PG_RSEQ_TRANCHE_ROWS	192
+#define PG_RSEQ_TRANCHE_ROWS	112
 #define PG_RSEQ_ROW_OTHER		(PG_RSEQ_TRANCHE_ROWS - 1)
 #define PG_RSEQ_ROW_SPINLOCK	(PG_RSEQ_TRANCHE_ROWS + 0)
 #define PG_RSEQ_ROW_BUFHDR		(PG_RSEQ_TRANCHE_ROWS + 1)
@@ -209,15 +204,10 @@ off:
 }
 
 /*
- * Leave the innermost section, right after the lock was released; returns
- * the RSEQ_SLICE_EV_* bits for the caller to pass to PgRseqNoteEvents().
- */
-/*
  * PgRseqLeaveCtx: leave the innermost section, right after the lock was
  * released, and attribute what happened to `ctx`: a row number, or for an
  * LWLock the lock's address (its tranche is only looked at when something
- * happened).  With the thunks the events are attributed inside them and
- * ev is always 0 here.
+ * happened).
  */
 static pg_attribute_always_inline void
 PgRseqLeaveCtx(unsigned kind, long ctx)

@@ -290,7 +290,9 @@ typedef struct rseq_slice_state
 	uint8_t		in_wait;		/* between wait_begin and wait_end: the depth
 								 * of the waiting section (capped at 255), 0
 								 * if none; callers test it to skip wait_end */
-	uint8_t		unused7;		/* 0 */
+	uint8_t		no_clear_yield; /* 1: no rseq_slice_yield after a request
+								 * the kernel cleared with granted clear
+								 * (rseq_slice_granted); 0 (default): yield */
 	/*
 	 * asked, open_pad and depth form one 64-bit word (offsets 8-15) that an
 	 * outermost entry with a policy table can write with one store
@@ -513,6 +515,30 @@ rseq_slice_sys_yield(rseq_slice_state *s)
 extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
 
 /*
+ * rseq_slice_kernel_validates: does the kernel check slice_ctrl at system
+ * call entry for this thread (rseq debug mode: boot option rseq_debug=1 or
+ * debugfs rseq/debug)?  With debug mode on, a request left set at the
+ * first system call after a grant that was revoked unseen kills the thread
+ * (SIGSEGV), so a section whose request the kernel cleared with granted
+ * clear must be followed by a system call before the next request: the
+ * default, s->no_clear_yield = 0, makes rseq_slice_granted call
+ * rseq_slice_yield there.  Without debug mode that call does nothing
+ * useful: 5-10 times the kernel's revoked grants under connection churn
+ * (Linux 7.2.13 in the kernel lab, bench/kernel-lab/NOTES.md).
+ *
+ * How: debug mode evaluates rseq_cs at every system call return and clears
+ * an empty-range descriptor there; otherwise only a deschedule or a signal
+ * clears it.  The probe arms our marker, makes a system call (getppid), and
+ * looks; twice, so that a deschedule between cannot pass for debug mode.
+ * Returns 1 (debug mode seen: keep yielding), 0 (not seen), -1 (cannot
+ * tell: no area, or rseq_cs holds a foreign descriptor).  Two system
+ * calls; call it when a process starts, not on the lock path.  A switch of
+ * debugfs rseq/debug after the probe is not seen.
+ */
+extern int	rseq_slice_kernel_validates(volatile rseq_slice_area *a,
+										uint64_t marker);
+
+/*
  * rseq_slice_granted_now: rseq_slice_granted with `granted` read from the
  * area now: the inline close (rseq_slice_request_acted) found request
  * cleared by the kernel and has cleared the request its xor re-set
@@ -617,13 +643,14 @@ extern unsigned rseq_slice_leave_rare(rseq_slice_state *s);
 /*
  * How the inline fast path calls those (and rseq_slice_granted).  An
  * includer may define RSEQ_SLICE_CALL_HOOKS and all three macros before
- * including this header to route the calls elsewhere, e.g. through
- * register-preserving thunks (PostgreSQL's storage/rseq_lock.h: an ordinary
- * call on a rare branch still makes the compiler keep the lock holder's
- * live values in callee-saved registers, a push and a pop each in every
- * function with a section).  `ctx` is the value the caller passed to
- * rseq_slice_leave_measure/_other (0 from rseq_slice_leave), for the hook
- * to attribute the events itself; a hook that does so returns 0.
+ * including this header to route the calls elsewhere (PostgreSQL's
+ * storage/rseq_lock.h translates the entry's `ask`).  A hook must be an
+ * ordinary call, or preserve every register the C calling convention lets
+ * a callee clobber, vector and mask registers included: code compiled for
+ * AVX keeps 256- and 512-bit values live across a lock section.  `ctx` is
+ * the value the caller passed to rseq_slice_leave_measure/_other (0 from
+ * rseq_slice_leave), for a hook that attributes the events itself; such a
+ * hook returns 0.
  */
 #ifndef RSEQ_SLICE_CALL_HOOKS
 #define RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask) \
@@ -688,7 +715,7 @@ RSEQ_SLICE_INLINE void
 rseq_slice_enter_check(rseq_slice_state *s, volatile rseq_slice_area *a,
 					   unsigned kind, unsigned ask)
 {
-	(void) s;					/* the thunk hooks do not use it */
+	(void) s;					/* a hook may not use it */
 	if (RSEQ_SLICE_UNLIKELY(rseq_slice_cs_cleared(a)))
 		RSEQ_SLICE_CALL_ENTER_RARE(s, kind, ask);
 	RSEQ_SLICE_BARRIER();

@@ -1023,6 +1023,24 @@ rseq_slice_switch(rseq_slice_state *s, rseq_slice_mode mode)
 	rseq_slice_repath(s);
 }
 
+/*
+ * A switch out of off that was waiting for open sections is cancelled by a
+ * switch back to off: forget the depth the waiting switch was counting too
+ * (mode off keeps none, and a later switch out of off starts from the
+ * caller's count of open sections, rseq_slice_set_mode_open).
+ */
+static void
+rseq_slice_cancel_pending(rseq_slice_state *s)
+{
+	s->pending = 0;
+	s->depth = 0;
+	s->waiting = 0;
+	s->in_wait = 0;
+	s->desched_levels = 0;
+	memset(s->desched_more, 0, sizeof(s->desched_more));
+	rseq_slice_repath(s);
+}
+
 static rseq_slice_mode
 rseq_slice_usable(const rseq_slice_state *s, rseq_slice_mode mode)
 {
@@ -1042,9 +1060,8 @@ rseq_slice_set_mode(rseq_slice_state *s, rseq_slice_mode mode)
 	}
 	if (s->mode == RSEQ_SLICE_MODE_OFF && mode == RSEQ_SLICE_MODE_OFF)
 	{
-		/* a switch out of off was waiting: forget it */
-		s->pending = 0;
-		rseq_slice_repath(s);
+		/* a switch out of off was waiting: forget it, and its depth */
+		rseq_slice_cancel_pending(s);
 		return 1;
 	}
 	s->pending_mode = (uint8_t) mode;
@@ -1062,8 +1079,7 @@ rseq_slice_set_mode_open(rseq_slice_state *s, rseq_slice_mode mode,
 	mode = rseq_slice_usable(s, mode);
 	if (mode == RSEQ_SLICE_MODE_OFF)
 	{
-		s->pending = 0;
-		rseq_slice_repath(s);
+		rseq_slice_cancel_pending(s);
 		return 1;
 	}
 	/* off + pending: the slow path counts the depth down to 0 */
@@ -1095,14 +1111,18 @@ rseq_slice_granted(rseq_slice_state *s, int granted)
 	rseq_slice_counters *c = s->ctr;
 
 	c->grants++;
-	c->yields++;
 	if (!granted)
 	{
 		c->revoked++;
+		/* the yield only matters to a kernel in rseq debug mode */
+		if (s->no_clear_yield)
+			return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED;
+		c->yields++;
 		(void) rseq_slice_sys_yield(s);
 		return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_REVOKED |
 			RSEQ_SLICE_EV_YIELD_CALLED;
 	}
+	c->yields++;
 	if (rseq_slice_sys_yield(s) == 1)
 	{
 		c->yields_in_grant++;
@@ -1110,6 +1130,26 @@ rseq_slice_granted(rseq_slice_state *s, int granted)
 			RSEQ_SLICE_EV_YIELDED;
 	}
 	return RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED;
+}
+
+int
+rseq_slice_kernel_validates(volatile rseq_slice_area *a, uint64_t marker)
+{
+	int			cleared = 0;
+
+	if (a == NULL || a->rseq_cs != 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+	{
+		a->rseq_cs = marker;
+		RSEQ_SLICE_BARRIER();
+		(void) syscall(SYS_getppid);
+		RSEQ_SLICE_BARRIER();
+		if (a->rseq_cs == 0)
+			cleared++;
+		a->rseq_cs = 0;
+	}
+	return cleared == 2 ? 1 : 0;
 }
 
 unsigned

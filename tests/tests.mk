@@ -53,6 +53,23 @@ lock-check: ext-install-$(LOCK_FLAVOR)
 
 CHECK_TARGETS += lock-check
 
+# make abi-check    extensions built against STOCK PostgreSQL 18 headers on
+#                   the patched server (tests/abi/stock_abi_check): the stock
+#                   pg_buffercache and a probe module (tests/abi) take buffer
+#                   header locks through the stock LockBufHdr/UnlockBufHdr
+#                   pair and find LWLocks through stock-compiled offsets; the
+#                   lock layer's depth stays 0 and every tranche is the one
+#                   stock code expects, in modes auto, measure (detail on and
+#                   off) and off.  Runs on $(LOCK_FLAVOR).  Closing line:
+#                   "abi-check: N passed, N failed".
+.PHONY: abi-check
+abi-check: ext-install-$(LOCK_FLAVOR) $(PG_STOCK_STAMP)
+	@$(call msg,stock-built extensions on $(LOCK_FLAVOR))
+	@PG_RUN_USER=$(PG_RUN_USER) bash $(CURDIR)/tests/abi/stock_abi_check \
+	  $(call prefix,stock) $(call tree,stock) $(call prefix,$(LOCK_FLAVOR)) $(BUILD)/abi-check
+
+CHECK_TARGETS += abi-check
+
 # make glibc-check  who owns the rseq registration (tests/glibc/glibc_check):
 #                   the patched server through a newer glibc's dynamic
 #                   loader (Debian $(GLIBC_SUITE)'s $(GLIBC_PACKAGE), fetched

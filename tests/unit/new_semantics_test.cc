@@ -554,6 +554,91 @@ TEST_F(SetModeOpen, OffForgetsTheWaitingSwitch)
 	}
 }
 
+/*
+ * A switch out of off cancelled while its sections are still open leaves no
+ * depth behind: mode off keeps none.  Before the fix the cancel kept the
+ * depth that set_mode_open had set (1 here), so that a backend that went
+ * off -> measure -> off with one LWLock held ended with depth 1 after the
+ * release, and ProcKill's Assert(depth == 0) failed (autovacuum reloads the
+ * configuration in vacuum_delay_point while hashbucketcleanup holds a
+ * bucket page's content lock).
+ */
+TEST_F(SetModeOpen, CancelledSwitchLeavesNoDepth)
+{
+	for (bool via_open : {true, false})
+	{
+		SCOPED_TRACE(via_open ? "set_mode_open(off)" : "set_mode(off)");
+		Init(RSEQ_SLICE_MODE_OFF);
+		rseq_slice_enter(&s, 2);	/* one LWLock taken in mode off */
+		EXPECT_EQ(rseq_slice_set_mode_open(&s, RSEQ_SLICE_MODE_MEASURE, 1), 0);
+		EXPECT_EQ(s.depth, 1u);
+		EXPECT_EQ(via_open ? rseq_slice_set_mode_open(&s, RSEQ_SLICE_MODE_OFF, 1)
+				  : rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 1);
+		EXPECT_EQ(s.depth, 0u) << "the cancelled switch's depth is forgotten";
+		EXPECT_EQ(s.pending, 0);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);	/* the LWLock, in mode off */
+		EXPECT_EQ(s.depth, 0u);
+		EXPECT_EQ(s.in_wait, 0);
+		EXPECT_EQ(s.waiting, 0);
+		EXPECT_EQ(s.desched_levels, 0u);
+		EXPECT_EQ(cs(), 0u);
+		/* and the next switch out of off starts from the caller's count */
+		EXPECT_EQ(rseq_slice_set_mode_open(&s, RSEQ_SLICE_MODE_MEASURE, 0), 1);
+		EXPECT_EQ(s.depth, 0u);
+		rseq_slice_enter(&s, 2);
+		EXPECT_EQ(s.depth, 1u);
+		EXPECT_EQ(rseq_slice_leave(&s), 0u);
+		EXPECT_EQ(s.depth, 0u);
+		EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 1);
+	}
+}
+
+/*
+ * A request the kernel cleared with granted clear (a revoked grant, or a
+ * clear without any grant): with no_clear_yield set (the kernel does not
+ * validate slice_ctrl at system calls: rseq_slice_kernel_validates
+ * returned 0) no rseq_slice_yield follows; by default one does.  Counted
+ * as grants and revoked either way; yields counts calls made.
+ */
+TEST_F(SetModeOpen, ClearedRequestYieldsOnlyWhenTheKernelValidates)
+{
+	for (int no_yield : {0, 1})
+	{
+		SCOPED_TRACE(no_yield ? "no_clear_yield = 1" : "no_clear_yield = 0");
+		memset(&ctr, 0, sizeof(ctr));
+		rseq_test::yield_calls = 0;
+		Init(RSEQ_SLICE_MODE_UPSTREAM);
+		s.no_clear_yield = (uint8_t) no_yield;
+		rseq_slice_enter(&s, 0);
+		EXPECT_EQ(request(), 1);
+		set_request(0);			/* the kernel cleared it, granted stays 0 */
+		unsigned	ev = rseq_slice_leave(&s);
+
+		EXPECT_EQ(request(), 0);
+		EXPECT_EQ(granted(), 0);
+		EXPECT_EQ(ctr.grants, 1u);
+		EXPECT_EQ(ctr.revoked, 1u);
+		EXPECT_EQ(ctr.yields, no_yield ? 0u : 1u);
+		EXPECT_EQ(ctr.yields_in_grant, 0u);
+		EXPECT_EQ(rseq_test::yield_calls, no_yield ? 0u : 1u);
+		EXPECT_NE(ev & RSEQ_SLICE_EV_REVOKED, 0u);
+		EXPECT_EQ((ev & RSEQ_SLICE_EV_YIELD_CALLED) != 0, no_yield == 0);
+
+		/* a live grant is yielded whatever the flag says */
+		rseq_test::yield_calls = 0;
+		rseq_slice_enter(&s, 0);
+		set_request(0);
+		set_granted(1);
+		ev = rseq_slice_leave(&s);
+		EXPECT_EQ(rseq_test::yield_calls, 1u);
+		EXPECT_EQ(ctr.grants, 2u);
+		EXPECT_EQ(ctr.yields_in_grant, 1u);
+		EXPECT_NE(ev & RSEQ_SLICE_EV_YIELDED, 0u);
+		set_granted(0);
+		EXPECT_EQ(rseq_slice_set_mode(&s, RSEQ_SLICE_MODE_OFF), 1);
+	}
+}
+
 /* The last request wins; the depth keeps counting. */
 TEST_F(SetModeOpen, LastRequestWins)
 {

@@ -59,9 +59,9 @@ extern "C" {
 }
 
 #if PG_RSEQ_PATCHED
-static_assert(PG_RSEQ_LAYOUT_VERSION == 3,
-			  "pg_rseq reads layout version 3 of storage/rseq_stats.h "
+static_assert(PG_RSEQ_LAYOUT_VERSION == 4,
+			  "pg_rseq reads layout version 4 of storage/rseq_stats.h "
 			  "(per-row yields_in_grant and revoked, rseq_slice_detail, "
-			  "requests a detail counter); "
+			  "requests a detail counter, layout-checked readers); "
 			  "update contrib/pg_rseq/src/pg_rseq_stats.cpp");
 #endif
