@@ -428,6 +428,29 @@ PgRseqLibraryLoaded(const char *filename)
 }
 
 /*
+ * PgRseqIdle: a backend is about to wait for its client (PostgresMain,
+ * before ReadCommand) and holds no lock: take the preemption marker out of
+ * rseq_cs, so that while the backend is idle rseq_cs is 0 (as another rseq
+ * user may expect between its own critical sections) and the kernel has no
+ * descriptor to read at the backend's context switches (a legacy
+ * registration evaluates rseq_cs at every one).  The first section of the
+ * next statement finds rseq_cs 0 and re-arms the marker on the rare path
+ * (rseq_slice_cleared_at_enter: nothing held, nothing counted).  Cost: one
+ * store here and one rare entry per statement, instead of an arm and a
+ * disarm in every outermost section (bench/results/callgrind/README.md,
+ * "The marker between sections").
+ */
+void
+PgRseqIdle(void)
+{
+	volatile rseq_slice_area *a = PgRseqState.area;
+
+	if (a != NULL && PgRseqState.depth == 0 &&
+		PgRseqState.mode != RSEQ_SLICE_MODE_OFF && a->rseq_cs == PgRseqState.marker)
+		a->rseq_cs = 0;
+}
+
+/*
  * Slots of the shared counters: one per PGPROC.  None where the lock layer
  * is compiled out (RSEQ_SLICE_SUPPORTED is 0: every platform but x86_64
  * Linux), where the views are then empty.

@@ -78,11 +78,24 @@ extern void PgRseqEnterRare(unsigned kind, unsigned ask);
  * Counters of one row; units: counts.  acquisitions is counted on the fast
  * path (LWLock rows, every mode but off); the others only when the kernel
  * acted (out of line, PgRseqNoteEvents).
+ *
+ * Which row a deschedule lands on: the row of the lock whose release found
+ * the marker cleared, or, for a deschedule found at a nested entry, the row
+ * of the lock released when the nesting depth next drops back to the depth
+ * the deschedule was found at (the lock layer keeps a depth, not a list of
+ * locks).  With locks released in reverse order of acquisition, as for
+ * spinlocks, buffer header locks and most LWLocks, that is the innermost
+ * lock held when the thread was descheduled.  PostgreSQL also releases
+ * LWLocks out of order (e.g. a buffer mapping partition lock before the
+ * buffer's content lock); such a deschedule is then charged to another lock
+ * that was held at the same time.  The per-row counts are "deschedules
+ * found while this row's lock was the one released at that depth"; the
+ * totals are exact either way.
  */
 typedef struct PgRseqRowCounters
 {
 	uint64		acquisitions;	/* LWLock rows only; see pg_rseq docs */
-	uint64		descheduled;	/* descheduled while holding, at release */
+	uint64		descheduled;	/* descheduled while holding (see below) */
 	uint64		grants;			/* grants seen when this lock closed the
 								 * outermost section */
 	uint64		yields;			/* rseq_slice_yield calls at that point */

@@ -64,23 +64,52 @@ extern "C" {
 	typedef char RSEQ_SLICE_CONCAT(rseq_slice_static_assert_, __LINE__)[(cond) ? 1 : -1]
 #endif
 
-/* Is the protocol implemented for this platform?  (x86_64 Linux only.) */
-#if defined(__linux__) && defined(__x86_64__)
+/*
+ * Is the protocol implemented for this platform?  (x86_64 Linux with a
+ * GCC-compatible compiler only.)  RSEQ_SLICE_FORCE_UNSUPPORTED compiles the
+ * fallbacks of every other platform here (the unit tests' build does, to
+ * keep them compiling).
+ */
+#if defined(__linux__) && defined(__x86_64__) && defined(__GNUC__) && \
+	!defined(RSEQ_SLICE_FORCE_UNSUPPORTED)
 #define RSEQ_SLICE_SUPPORTED 1
 #else
 #define RSEQ_SLICE_SUPPORTED 0
 #endif
 
 /*
+ * Compiler-specific constructs, each with a plain fallback so that the
+ * header parses with any C99 or C++ compiler PostgreSQL builds with (the
+ * fast path is only implemented with GCC-compatible compilers on x86_64
+ * Linux; elsewhere the fallbacks are never on a hot path).
+ *
  * The fast path must be inlined at every call site (GCC stops inlining a
  * plain static inline function called from many sites in one file).
+ * RSEQ_SLICE_BARRIER is a compiler barrier: it orders our stores against
+ * the lock's own accesses.
  */
+#if defined(__GNUC__)
 #define RSEQ_SLICE_INLINE static inline __attribute__((always_inline))
-
 #define RSEQ_SLICE_LIKELY(x)	__builtin_expect(!!(x), 1)
 #define RSEQ_SLICE_UNLIKELY(x)	__builtin_expect(!!(x), 0)
-/* Compiler barrier: orders our stores against the lock's own accesses. */
 #define RSEQ_SLICE_BARRIER()	__asm__ __volatile__("" ::: "memory")
+#define RSEQ_SLICE_ALIGNED(n)	__attribute__((aligned(n)))
+#define RSEQ_SLICE_UNUSED		__attribute__((unused))
+#define RSEQ_SLICE_THREAD_LOCAL __thread
+#else
+#define RSEQ_SLICE_INLINE static inline
+#define RSEQ_SLICE_LIKELY(x)	(x)
+#define RSEQ_SLICE_UNLIKELY(x)	(x)
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define RSEQ_SLICE_BARRIER()	_ReadWriteBarrier()
+#else
+#define RSEQ_SLICE_BARRIER()	((void) 0)	/* no fast path there */
+#endif
+#define RSEQ_SLICE_ALIGNED(n)
+#define RSEQ_SLICE_UNUSED
+#define RSEQ_SLICE_THREAD_LOCAL
+#endif
 
 /* ----------
  * Kernel constants (Linux 7.2.13 uapi; x86_64 syscall numbers)
@@ -163,7 +192,7 @@ typedef struct rseq_slice_area_storage
 		rseq_slice_area area;
 		unsigned char bytes[RSEQ_SLICE_AREA_STORAGE];
 	}			u;
-} __attribute__((aligned(64))) rseq_slice_area_storage;
+} RSEQ_SLICE_ALIGNED(64) rseq_slice_area_storage;
 
 /*
  * struct rseq_cs: the critical-section descriptor.  Ours has an empty range
@@ -179,7 +208,7 @@ typedef struct rseq_slice_cs
 	uint64_t	start_ip;
 	uint64_t	post_commit_offset;
 	uint64_t	abort_ip;
-} __attribute__((aligned(32))) rseq_slice_cs;
+} RSEQ_SLICE_ALIGNED(32) rseq_slice_cs;
 
 RSEQ_SLICE_STATIC_ASSERT(sizeof(rseq_slice_cs) == 32, "struct rseq_cs");
 RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_cs, abort_ip) == 24, "abort_ip");

@@ -32,11 +32,19 @@
 #define _GNU_SOURCE
 #endif
 
-/* lwlock_patch/ and the tests: beside us; PostgreSQL's tree: port/ */
-#if defined(__has_include) && !__has_include("rseq_slice.h")
-#include "port/rseq_slice.h"
-#else
+/*
+ * lwlock_patch/ and the tests: beside us; PostgreSQL's tree: port/.  (Two
+ * #if levels: where __has_include is not defined, `__has_include(...)`
+ * does not parse, even behind a false `defined` test.)
+ */
+#if defined(__has_include)
+#if __has_include("rseq_slice.h")
 #include "rseq_slice.h"
+#else
+#include "port/rseq_slice.h"
+#endif
+#else
+#include "port/rseq_slice.h"
 #endif
 
 #include <errno.h>
@@ -75,7 +83,7 @@ const char *const rseq_slice_ext_names[4] = {
  * The empty-range descriptor and the signature word its abort_ip points past.
  * Filled at run time (an address cannot be a 64-bit integer constant in C99).
  */
-static uint32_t rseq_slice_sig_words[2] __attribute__((aligned(8)));
+static uint32_t rseq_slice_sig_words[2] RSEQ_SLICE_ALIGNED(8);
 static rseq_slice_cs rseq_slice_marker_cs;
 
 /*
@@ -83,13 +91,15 @@ static rseq_slice_cs rseq_slice_marker_cs;
  * registers its own area; fork() copies the forking thread's value along
  * with its registration.
  */
-static __thread volatile rseq_slice_area *self_area;
-static __thread uint32_t self_len;
+#if RSEQ_SLICE_SUPPORTED
+static RSEQ_SLICE_THREAD_LOCAL volatile rseq_slice_area *self_area;
+static RSEQ_SLICE_THREAD_LOCAL uint32_t self_len;
+#endif
 
 static void probe_fill(rseq_slice_probe *p);
 
 /* strlcpy: copy src into dst (dstlen > 0), cut to fit, NUL-terminated. */
-static void __attribute__((unused))
+static void RSEQ_SLICE_UNUSED
 copy_truncated(char *dst, size_t dstlen, const char *src)
 {
 	size_t		n = strlen(src);
@@ -1137,6 +1147,7 @@ rseq_slice_kernel_validates(volatile rseq_slice_area *a, uint64_t marker)
 {
 	int			cleared = 0;
 
+#if RSEQ_SLICE_SUPPORTED
 	if (a == NULL || a->rseq_cs != 0)
 		return -1;
 	for (int i = 0; i < 2; i++)
@@ -1150,6 +1161,12 @@ rseq_slice_kernel_validates(volatile rseq_slice_area *a, uint64_t marker)
 		a->rseq_cs = 0;
 	}
 	return cleared == 2 ? 1 : 0;
+#else
+	(void) a;
+	(void) marker;
+	(void) cleared;
+	return -1;
+#endif
 }
 
 unsigned

@@ -120,6 +120,7 @@ extern void PgRseqInitChild(bool postmaster_child);
 extern void PgRseqAttachBackend(int procno, int backend_type);
 extern void PgRseqDetachBackend(void);
 extern void PgRseqLibraryLoaded(const char *filename);
+extern void PgRseqIdle(void);
 
 /*
  * Reading (for the pg_rseq extension).  All counters are counts since the

@@ -106,6 +106,12 @@ void Cluster::write_conf() {
     c += "log_line_prefix = '%m [%p] '\n";
     c += "log_min_messages = warning\n";
     if (side_.patched) c += "rseq_slice_mode = " + side_.mode + "              # the side's mode\n";
+    // glibc < 2.41 registers a legacy rseq area, which a Linux 7.x kernel
+    // refuses for the slice extension; the server's default (never) keeps it.
+    // A benchmark server runs nothing else that uses glibc's area.
+    if (side_.patched)
+        c += "rseq_slice_register = auto             # replace glibc's legacy rseq area where the kernel has the "
+             "slice extension\n";
     if (side_.patched && !side_.request.empty())
         c += "rseq_slice_request = " + side_.request + "          # the side's request policy\n";
     if (side_.patched && side_.detail)
