@@ -5,9 +5,9 @@
 -- it is on.  1.1.0 and later show those columns as NULL while they are
 -- not counted (never as 0); LWLock acquisitions (lwlock_sections) and the
 -- outcome counters (grants_in_place, requests_cleared, yields,
--- yields_in_grant, descheduled_while_holding) are counted either way.  sql/upgrade.sql
--- checks, through 1.0.0's columns (which show the raw counts), that the
--- detail counters stand still while it is off.
+-- yields_in_grant, descheduled_while_holding) are counted either way.
+-- sql/upgrade.sql checks, through 1.0.0's columns (which show the raw
+-- counts), that the detail counters stand still while it is off.
 --
 -- on (sql/setup.sql turned it on): numbers everywhere
 SELECT k.detail AS kernel_detail,
