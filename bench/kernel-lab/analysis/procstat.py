@@ -1,8 +1,7 @@
-#!/usr/bin/python3
-"""procstat-summary.py: what each arm of a payoff-lab run cost the whole
+"""analyse summarise procstat: what each arm of a payoff-lab run cost the whole
 guest per transaction, from payoff-in-guest's procstat.log.
 
-Usage: bench/kernel-lab/procstat-summary.py RUN_FOLDER [--markdown]
+Usage: bench/kernel-lab/analyse summarise procstat RUN_FOLDER [--markdown]
 
 Input: RUN_FOLDER/runs.csv and RUN_FOLDER/vN/procstat.log (every boot's;
   payoff-in-guest writes it since 2026-12-02: the shell reads /proc/stat and
@@ -65,17 +64,17 @@ def main(argv):
     folder = argv[1]
     bad = [a for a in argv[2:] if a != "--markdown"]
     if bad or folder.startswith("-"):
-        print(f"procstat-summary.py: unknown option {(bad or [folder])[0]} (usage: RUN_FOLDER [--markdown])",
+        print(f"analyse summarise procstat: unknown option {(bad or [folder])[0]} (usage: RUN_FOLDER [--markdown])",
               file=sys.stderr)
         return 2
     markdown = "--markdown" in argv[2:]
     runs_csv = os.path.join(folder, "runs.csv")
     if not os.path.exists(runs_csv):
-        print(f"procstat-summary.py: no {runs_csv}", file=sys.stderr)
+        print(f"analyse summarise procstat: no {runs_csv}", file=sys.stderr)
         return 1
     logs = sorted(glob.glob(os.path.join(folder, "v*", "procstat.log")))
     if not logs:
-        print(f"procstat-summary.py: no {folder}/vN/procstat.log (runs before 2026-12-02 have none)",
+        print(f"analyse summarise procstat: no {folder}/vN/procstat.log (runs before 2026-12-02 have none)",
               file=sys.stderr)
         return 1
     xacts, discard = {}, set()
@@ -122,9 +121,9 @@ def main(argv):
         for k in ("user", "system", "softirq", "idle"):
             s["j_" + k] += d.get(k, 0)
     if skipped:
-        print(f"procstat-summary.py: {skipped} runs without both readings complete skipped", file=sys.stderr)
+        print(f"analyse summarise procstat: {skipped} runs without both readings complete skipped", file=sys.stderr)
     if not acc:
-        print(f"procstat-summary.py: no run of {folder} has both readings complete", file=sys.stderr)
+        print(f"analyse summarise procstat: no run of {folder} has both readings complete", file=sys.stderr)
         return 1
     cols = ("ctxt", "intr", "exit", "fastp", "busy_us")
 
@@ -166,13 +165,3 @@ def main(argv):
     print()
     print("(in parentheses: the ratio to the stock arm of the same boot and workload)")
     return 0
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except BrokenPipeError:
-        # the reader went away (e.g. | head): not an error; keep Python from
-        # complaining again when it flushes stdout at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)

@@ -1,10 +1,9 @@
-#!/usr/bin/python3
-"""payoff-parse.py: the per-run parsers of the pay-off lab (payoff-in-guest
-calls them in the guest between runs; payoff-summary.py and check-lab
+"""analyse parse: the per-run parsers of the pay-off lab (payoff-in-guest
+calls them in the guest between runs; analyse summarise payoff and check-lab
 import them).
 
 Usage:
-  payoff-parse.py tranche-delta BEFORE AFTER PREFIX
+  analyse parse tranche-delta BEFORE AFTER PREFIX
       BEFORE, AFTER: pg_stat_rseq_tranche snapshots, CSV with a header
       (COPY ... TO STDOUT WITH (FORMAT csv, HEADER)): tranche, lock_kind,
       acquisitions, descheduled_while_holding, grants, yields,
@@ -17,7 +16,7 @@ Usage:
       run; NA where either side is NULL, e.g. acquisitions of a spinlock
       row with rseq_slice_detail off]. Rows whose deltas are all 0 (or NA)
       are left out.
-  payoff-parse.py holds TRACE --tsc-mhz MHZ --prefix PREFIX --hist FILE
+  analyse parse holds TRACE --tsc-mhz MHZ --prefix PREFIX --hist FILE
                   [--lost N]
       TRACE: the text of /sys/kernel/tracing/trace with the events
       timer:hrtimer_start, timer:hrtimer_cancel, timer:hrtimer_expire_entry
@@ -199,13 +198,13 @@ def main(argv):
             a = rest.pop(0)
             if a in ("--tsc-mhz", "--prefix", "--hist", "--lost"):
                 if not rest:
-                    print(f"payoff-parse.py: {a} wants a value", file=sys.stderr)
+                    print(f"analyse parse: {a} wants a value", file=sys.stderr)
                     return 2
                 opts[a] = rest.pop(0)
             elif trace is None and not a.startswith("--"):
                 trace = a
             else:
-                print(f"payoff-parse.py: unknown argument {a}", file=sys.stderr)
+                print(f"analyse parse: unknown argument {a}", file=sys.stderr)
                 return 2
         if trace is None or "--prefix" not in opts or "--hist" not in opts or "--tsc-mhz" not in opts:
             return usage()
@@ -213,10 +212,10 @@ def main(argv):
             mhz = float(opts["--tsc-mhz"])
             lost = int(opts.get("--lost", "0"))
         except ValueError:
-            print("payoff-parse.py: --tsc-mhz wants a frequency in MHz, --lost a count", file=sys.stderr)
+            print("analyse parse: --tsc-mhz wants a frequency in MHz, --lost a count", file=sys.stderr)
             return 2
         if not mhz > 0 or lost < 0:
-            print("payoff-parse.py: --tsc-mhz wants a positive frequency, --lost a count >= 0", file=sys.stderr)
+            print("analyse parse: --tsc-mhz wants a positive frequency, --lost a count >= 0", file=sys.stderr)
             return 2
         with open(trace, errors="replace") as f:
             res = parse_trace(f, mhz)
@@ -230,19 +229,3 @@ def main(argv):
         print(opts["--prefix"] + "," + csv_line([st[c] for c in HOLD_COLS]))
         return 0
     return usage()
-
-
-def run_main(main_fn, name):
-    """Run main_fn(sys.argv) and exit with its status; a bad or unreadable
-    input (OSError, ValueError, KeyError, csv.Error) is one line
-    "NAME: error" on stderr and exit status 1 (shared with
-    payoff-summary.py)."""
-    try:
-        sys.exit(main_fn(sys.argv))
-    except (OSError, ValueError, KeyError, csv.Error) as e:
-        print(f"{name}: {e}", file=sys.stderr)
-        sys.exit(1)
-
-
-if __name__ == "__main__":
-    run_main(main, "payoff-parse.py")
