@@ -32,10 +32,18 @@ prints the inputs, outputs (with units) and exit statuses of that command.
 Exit status: that of the command (0 done, 1 bad or missing input, 2 usage).
 """
 
+def labdir_main(m, argv):
+    """the summaries whose main takes one LABDIR: usage (exit 2) otherwise"""
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(m.__doc__, file=sys.stderr)
+        return 2
+    return m.main(argv[1])
+
+
 SUMMARIES = {
-    "lab": ("lab", lambda m, argv: m.cli(argv)),
+    "lab": ("lab", labdir_main),
     "payoff": ("payoff", lambda m, argv: m.main(argv)),
-    "clock": ("clock", lambda m, argv: m.cli(argv)),
+    "clock": ("clock", labdir_main),
     "procstat": ("procstat", lambda m, argv: m.main(argv)),
     "results": ("results", lambda m, argv: m.main(argv)),
 }

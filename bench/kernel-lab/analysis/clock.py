@@ -238,11 +238,3 @@ def main(labdir):
         json.dump(clean(out), f, indent=1)
         f.write("\n")
     return 0
-
-
-def cli(argv):
-    """analyse summarise clock LABDIR: exit status 2 on a usage error"""
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print(__doc__, file=sys.stderr)
-        return 2
-    return main(argv[1])

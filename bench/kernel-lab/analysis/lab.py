@@ -325,11 +325,3 @@ def main(labdir):
     section_counters([r for r in rows if r["phase"] != "check"])
     section_micro(labdir)
     return 0
-
-
-def cli(argv):
-    """analyse summarise lab LABDIR: exit status 2 on a usage error"""
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print(__doc__, file=sys.stderr)
-        return 2
-    return main(argv[1])
