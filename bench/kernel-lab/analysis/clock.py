@@ -29,13 +29,10 @@ Output:
                           METRIC: hog / others}}}}
 Exit status: 0; 1 no step folder or unreadable input; 2 usage.
 """
-import csv
 import glob
 import json
-import math
 import os
 import re
-import statistics as st
 import sys
 from collections import OrderedDict
 

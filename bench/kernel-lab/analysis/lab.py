@@ -31,13 +31,10 @@ Output (stdout), Markdown:
 Exit status: 0; 1 on unreadable input or no runs.csv; 2 usage.
 The t quantiles come from scipy (Debian python3-scipy).
 """
-import csv
 import glob
-import math
 import os
 import re
 import statistics as st
-import sys
 from collections import OrderedDict
 
 from .files import kv_file, read_csv

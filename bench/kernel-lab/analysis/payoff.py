@@ -83,8 +83,7 @@ import statistics as st
 import sys
 from collections import OrderedDict
 
-from . import parse as _pp
-from .files import kv_file, run_main
+from .files import kv_file
 from .stats import HAVE_SCIPY, NAN, f_test_p, fmt, median_interval, nn, num, paired, pct, ratio_obj
 
 BASE_OF = {"extend-sched": ("measure", "upstream")}   # (baseline, asking arm) where there is no stock
