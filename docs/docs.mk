@@ -11,7 +11,8 @@
 #                       First, on a fixture in $(BUILD)/docs-check: a new
 #                       version 1.2.0 with a renamed column must make the
 #                       SQL check fail and name the column, and the same
-#                       fixture with the table updated must pass.
+#                       fixture with the table updated must pass; and
+#                       --sql-table must print the table docs/sql.md holds.
 .PHONY: docs-check
 DOCS_CHECK_DIR := $(BUILD)/docs-check
 docs-check:
@@ -28,6 +29,11 @@ docs-check:
 	  sed -i 's/`yields_in_grant`/`yields_in_grant_x`/g' $$f/docs/sql.md && \
 	  $(CURDIR)/docs/check-docs --sql-only $$f > $$f/out2.txt 2>&1 \
 	    || { cat $$f/out2.txt; echo "docs-check: check-docs refused a table that matches the fixture's script"; exit 1; }
+	@$(CURDIR)/docs/check-docs --sql-table $(DOCS_CHECK_DIR) > $(DOCS_CHECK_DIR)/table.txt && \
+	  sed -n '/^<!-- sql-objects:begin -->$$/,/^<!-- sql-objects:end -->$$/p' $(DOCS_CHECK_DIR)/docs/sql.md | sed '1d;$$d' \
+	    | cmp -s - $(DOCS_CHECK_DIR)/table.txt \
+	    || { diff $(DOCS_CHECK_DIR)/table.txt <(sed -n '/sql-objects:begin/,/sql-objects:end/p' $(DOCS_CHECK_DIR)/docs/sql.md); \
+	         echo "docs-check: check-docs --sql-table does not print the table that passes"; exit 1; }
 	@$(CURDIR)/docs/check-docs $(CURDIR)
 
 CHECK_TARGETS += docs-check
