@@ -40,7 +40,11 @@ PG_REMAKE ?= 0
 # Where the source comes from when PG_SRC is empty.
 PG_SRC_PACKAGE ?= postgresql-18
 PG_SUITE       ?= sid
-DEBIAN_MIRROR  ?= http://deb.debian.org/debian
+# Default: the Debian mirror of this machine's own apt sources
+# (tools/debian-mirror; http://deb.debian.org/debian when they name none).
+ifeq ($(origin DEBIAN_MIRROR),undefined)
+DEBIAN_MIRROR := $(shell $(CURDIR)/tools/debian-mirror)
+endif
 
 # Same for every flavour; only --enable-cassert is added for patched-cassert.
 # --enable-depend only records header dependencies (so that editing a header

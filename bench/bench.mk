@@ -59,19 +59,20 @@ CHECK_TARGETS += micro-check
 #                       results.json; clean server logs; never a speed
 #                       threshold), plus the driver's self-test (statistics and
 #                       report rules) and bench/kernel-lab/check-lab
-#                       (lab scripts' option checks, pg-summary.py on a fixture
-#                       with known answers, tools/apt-get-wait with a stub
+#                       (lab scripts' option checks, bench/kernel-lab/analyse
+#                       on fixtures with known answers, tools/apt-get-wait with a stub
 #                       apt-get and a held lock; no guest).  Output in
 #                       $(BUILD)/bench-check.
 #   make bench-deps     install what the driver needs (cmake, g++,
-#                       libboost-dev for Boost.Math, gnuplot-nox) if missing.
+#                       libboost-dev for Boost.Math, gnuplot-nox; python3-scipy
+#                       and python3-matplotlib for bench/kernel-lab/analyse) if missing.
 # Both need PostgreSQL (stock, patched) and pg_rseq installed in both:
 # they depend on the install stamps and on ext-install-<flavour>.
 
 BENCH_DIR   := $(CURDIR)/bench
 BENCH_BUILD := $(BUILD)/bench
 BENCH_ARGS  ?=
-BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3 python3-scipy
+BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3 python3-scipy python3-matplotlib
 BENCH_CHECK_OUT := $(BUILD)/bench-check
 # Runs without --out go to $(BUILD)/bench-results/run-<date>-<time>.
 BENCH_RESULTS := $(BUILD)/bench-results
@@ -169,8 +170,8 @@ kernel-lab:
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(if $(filter --quick,$(LAB_ARGS)),--quick) $(PAYOFF_ARGS)
 
 # make check-lab: only the kernel lab's no-guest checks (bench/kernel-lab/
-# check-lab: option checks, step bookkeeping, pg-summary.py,
-# clock-summary.py and payoff-summary.py on fixtures with known answers,
+# check-lab: option checks, step bookkeeping, bench/kernel-lab/analyse (its
+# summaries, parsers, statistics and plot) on fixtures with known answers,
 # apt-get-wait), a few seconds, nothing built; also run by bench-check.
 .PHONY: check-lab
 check-lab:

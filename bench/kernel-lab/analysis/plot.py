@@ -1,0 +1,74 @@
+"""analyse plot results SUMMARY_JSON OUT.png: the consolidated pay-off
+results as one picture.
+
+Input: SUMMARY_JSON, a consolidated summary.json (analyse summarise
+results; bench/results/kernel-lab/summary.json): per workload and vCPU
+count "tps_ratio_auto_stock" {"mean", "lo", "hi"} (throughput of the
+patched server in mode auto over stock, geometric mean of the per-round
+ratios with its 95 % t interval), or for a workload without a stock arm
+(extend-sched) "tps_ratio_auto_measure" (asking arm over its baseline).
+Output: OUT.png (matplotlib, Agg backend, 8 x N/3+1.5 inches at 120 dpi):
+one horizontal bar per workload and vCPU count from lo to hi with a dot at
+the mean, a line at 1.0 (no change); x axis: throughput ratio [tps / tps];
+the title names the clock and slice_ext_nsec of the file. Prints OUT.png's
+path on stdout.
+Exit status: 0 written; 1 unreadable or wrongly shaped SUMMARY_JSON, no
+workload with a ratio, matplotlib missing (Debian python3-matplotlib), OUT
+not writable; 2 usage.
+"""
+import json
+import sys
+
+
+def rows_of(d):
+    """[(label, mean, lo, hi)] of a consolidated summary.json, in its order"""
+    if not isinstance(d, dict) or not isinstance(d.get("workloads"), list):
+        raise ValueError("not a consolidated summary.json (no 'workloads' list)")
+    out = []
+    for w in d["workloads"]:
+        r, what = w.get("tps_ratio_auto_stock"), "auto/stock"
+        if not r or r.get("mean") is None:
+            r = w.get("tps_ratio_auto_measure")
+            what = f"{w.get('asking_arm', 'auto')}/{w.get('baseline_arm', 'measure')}"
+        if not r or r.get("mean") is None:
+            continue
+        lo = r.get("lo") if r.get("lo") is not None else r["mean"]
+        hi = r.get("hi") if r.get("hi") is not None else r["mean"]
+        out.append((f"{w.get('name')}, {w.get('vcpus')} vCPU ({what})", float(r["mean"]), float(lo), float(hi)))
+    if not out:
+        raise ValueError("no workload with a throughput ratio")
+    return out
+
+
+def main(argv):
+    if len(argv) != 4 or argv[1] != "results":
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[2]) as f:
+        try:
+            d = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{argv[2]}: not JSON: {e}")
+    rows = rows_of(d)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise OSError("matplotlib is not installed (apt-get install python3-matplotlib)")
+    fig, ax = plt.subplots(figsize=(8, len(rows) / 3 + 1.5), dpi=120)
+    ys = list(range(len(rows)))[::-1]
+    for y, (label, m, lo, hi) in zip(ys, rows):
+        color = "tab:green" if lo > 1 else ("tab:red" if hi < 1 else "tab:gray")
+        ax.plot([lo, hi], [y, y], color=color, linewidth=3, solid_capstyle="butt")
+        ax.plot([m], [y], "o", color=color, markeredgecolor="black", markersize=5)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8)
+    ax.set_xlabel("throughput ratio (tps / tps), geometric mean and 95 % interval")
+    ax.set_title(f"pg_rseq in the kernel lab: clock {d.get('clock')}, slice_ext_nsec {d.get('slice_ext_nsec')}", fontsize=10)
+    ax.grid(axis="x", linestyle=":", linewidth=0.5)
+    fig.tight_layout()
+    fig.savefig(argv[3])
+    print(argv[3])
+    return 0

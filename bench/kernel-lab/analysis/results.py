@@ -1,0 +1,368 @@
+"""analyse summarise results: the kernel lab's consolidated pay-off results (issue 9
+item 5): bench/results/kernel-lab/summary.md and summary.json, built from the
+per-run folders that a sources file names.
+
+Usage: analyse summarise results SOURCES OUTDIR
+
+SOURCES: a text file, one line per run folder (relative to the file's own
+folder): `FOLDER [WORKLOAD,WORKLOAD...]`; without a workload list every
+workload of the folder is taken. A line `@lock-path COMMIT [COMMIT...]`
+names the commits that changed the lock path's instructions (objdump,
+bench/callgrind): a row whose lock layer (else its checkout) does not
+contain all of them (git merge-base --is-ancestor, in the git checkout that
+holds SOURCES) is marked as measured on an older lock path, and one that
+git does not know as unknown; without the line nothing is marked. `#` starts a comment; quote a folder name with
+spaces (shell words). Each FOLDER must hold the summary.json that
+bench/kernel-lab/analyse summarise payoff wrote (payoff-lab runs it); its
+commands.log (the command) and summary.md (provenance) are read if there
+(else those fields are null). All folders must use the same clock. A workload
+(name and vCPU count) may come from one folder only: the sources file says
+which run stands for it.
+
+Writes OUTDIR/summary.json:
+  {"clock": "icount", "slice_ext_nsec": N (the most common one),
+   "workloads": [{"name", "vcpus", "clock", "rr_quantum" (0 = qemu's own
+     vCPU turns, N = rr2's N-instruction turns), "slice_ext_nsec" [ns],
+     "clients", "hogs", "rounds", "secs" [s],
+     "desched_per_1000_sections": {"measure": x, "auto": y} [counts],
+     "desched_ratio_auto_measure" [ratio], "grant_yield_fraction"
+     (s_yielded / s_granted of the asking arm), "grant_expired_fraction",
+     "tps_ratio_auto_stock": {"mean", "lo", "hi"} (geometric mean of the
+     per-round ratios, 95 % t interval), "tps_ratio_auto_measure",
+     "tps_ratio_measure_stock" (same shape, or null),
+     "tps_median_auto_stock": {"median", "lo", "hi", "conf", "n"} (the
+     median of the per-round ratios with its distribution-free interval,
+     analyse summarise payoff; null where the folder's summary.json predates it),
+     "source" (folder),
+     "commit" (of the checkout that ran it), "lock_layer" (lwlock_patch
+     commit of the build, where its provenance names one, else null: the
+     folder's README says), "patched_sha256" (prefix of the patched
+     postgres binary's sha256), "command", "lock_path_current" (true,
+     false: older than a @lock-path commit, listed in "lock_path_missing";
+     null: unknown commit or no @lock-path line)}, ...],
+   "targets": [every target row of the sources' summary.json files, with
+     "source" and "lock_path_current"], "sources": [folders],
+   "lock_path_commits": [the @lock-path commits]}
+and OUTDIR/summary.md (the same as tables).
+
+Exit status: 0 written; 1 a folder, its summary.json or a named workload is
+missing or unreadable, a @lock-path commit is not a commit of that checkout, a summary.json has another shape, a workload is
+named twice, the clocks differ, or OUTDIR cannot be written; 2 usage.
+Source of the fields: analyse summarise payoff (bench/kernel-lab/analyse summarise payoff
+--help), which computes them from runs.csv.
+"""
+import collections
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+
+def die(msg, code=1):
+    print("analyse summarise results: " + msg, file=sys.stderr)
+    sys.exit(code)
+
+
+def ratio(d):
+    if not isinstance(d, dict) or d.get("mean") is None:
+        return None
+    return {"mean": d.get("mean"), "lo": d.get("lo"), "hi": d.get("hi")}
+
+
+def first_command(folder):
+    """The first command line of commands.log (payoff-lab writes it), or None."""
+    p = os.path.join(folder, "commands.log")
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        for line in f:
+            m = re.match(r"^\S+ host load [0-9. ]+: (.*)$", line.rstrip("\n"))
+            if m:
+                return m.group(1)
+            if line.strip():
+                return line.strip()
+    return None
+
+
+def provenance(folder):
+    """From summary.md's provenance block: the checkout commit (12 hex digits),
+    the lock layer named by the build provenance (lwlock_patch X, or None) and
+    the patched postgres binary's sha256 prefix; None where missing."""
+    out = {"commit": None, "lock_layer": None, "patched_sha256": None}
+    p = os.path.join(folder, "summary.md")
+    if not os.path.exists(p):
+        return out
+    with open(p) as f:
+        for line in f:
+            m = re.search(r"checkout: .*commit ([0-9a-f]{7,40})", line)
+            if m and out["commit"] is None:
+                out["commit"] = m.group(1)[:12]
+            m = re.search(r"build provenance: .*lwlock_patch ([0-9a-f]{7,40})", line)
+            if m:
+                out["lock_layer"] = m.group(1)
+            m = re.search(r"postgres patched: .*sha256 ([0-9a-f]+)", line)
+            if m:
+                out["patched_sha256"] = m.group(1)
+    return out
+
+
+def read_sources(path):
+    base = os.path.dirname(os.path.abspath(path))
+    out, lock_path = [], []
+    try:
+        with open(path) as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        die(f"cannot read sources file {path}: {e}")
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            parts = shlex.split(line, comments=True)
+        except ValueError as e:
+            die(f"{path}:{n}: {e} in '{line}'")
+        if not parts:
+            continue
+        if parts[0] == "@lock-path":
+            if len(parts) < 2:
+                die(f"{path}:{n}: want `@lock-path COMMIT [COMMIT...]`, got '{line}'")
+            lock_path += parts[1:]
+            continue
+        if len(parts) > 2:
+            die(f"{path}:{n}: want `FOLDER [WORKLOAD,...]` (quote a folder with spaces), got '{line}'")
+        wls = None
+        if len(parts) == 2:
+            wls = parts[1].split(",")
+            if "" in wls:
+                die(f"{path}:{n}: an empty workload name in '{parts[1]}'")
+            dup = sorted({w for w in wls if wls.count(w) > 1})
+            if dup:
+                die(f"{path}:{n}: workload {', '.join(dup)} named twice on one line")
+        out.append((parts[0], os.path.join(base, parts[0]), wls))
+    if not out:
+        die(f"{path}: no folders named")
+    return out, lock_path
+
+
+def git_known(repo, c):
+    """True if c names a commit of the git checkout at repo; None if git
+    cannot be run."""
+    try:
+        return subprocess.run(["git", "-C", repo, "cat-file", "-e", c + "^{commit}"],
+                              capture_output=True).returncode == 0
+    except OSError:
+        return None
+
+
+def git_ancestor(repo, a, b):
+    """True if commit a is an ancestor of (or equal to) b in repo, False if
+    not, None if git does not know b (or is missing)."""
+    if not git_known(repo, b):
+        return None
+    return subprocess.run(["git", "-C", repo, "merge-base", "--is-ancestor", a, b],
+                          capture_output=True).returncode == 0
+
+
+def check_lock_path(repo, commits):
+    """Each @lock-path commit must be a commit of the checkout (else exit 1)."""
+    for c in commits:
+        k = git_known(repo, c)
+        if k is None:
+            die("@lock-path: cannot run git")
+        if not k:
+            inside = subprocess.run(["git", "-C", repo, "rev-parse", "--is-inside-work-tree"],
+                                    capture_output=True, text=True).returncode == 0
+            if not inside:
+                die(f"@lock-path: {repo} is not in a git checkout, so the lock path of its rows cannot be "
+                    f"checked: run it in the checkout, or with GIT_DIR=<checkout>/.git, or drop the @lock-path line")
+            die(f"@lock-path: {c} is not a commit of the checkout at {repo}")
+
+
+def lock_path_state(repo, commits, row_commit):
+    """(current, missing): current True/False/None (see the docstring)."""
+    if not commits or not row_commit:
+        return None, []
+    missing = []
+    for c in commits:
+        a = git_ancestor(repo, c, row_commit)
+        if a is None:
+            return None, []
+        if not a:
+            missing.append(c)
+    return not missing, missing
+
+
+def load_summary(rel, folder):
+    """A folder's summary.json, checked for the shape this script reads."""
+    if not os.path.isdir(folder):
+        die(f"{rel}: no such folder")
+    sj = os.path.join(folder, "summary.json")
+    if not os.path.isfile(sj):
+        die(f"{rel}: no summary.json (run bench/kernel-lab/analyse summarise payoff {rel})")
+    try:
+        with open(sj) as f:
+            d = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        die(f"{rel}/summary.json: cannot read it: {e}")
+    if not isinstance(d, dict):
+        die(f"{rel}/summary.json: not an object")
+    for k in ("workloads", "targets"):
+        v = d.get(k, [])
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            die(f"{rel}/summary.json: '{k}' is not a list of objects")
+    for w in d.get("workloads", []):
+        if not isinstance(w.get("name"), str) or not w["name"]:
+            die(f"{rel}/summary.json: a workload without a name")
+    return d
+
+
+def fmt(x, nd=3):
+    if x is None:
+        return "-"
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        die(f"a number was expected in a summary.json, got {x!r}")
+    return f"{x:.{nd}f}"
+
+
+def fmt_ratio(r):
+    if not r or r.get("mean") is None:
+        return "-"
+    return f"{r['mean']:.3f} [{fmt(r.get('lo'))}, {fmt(r.get('hi'))}]"
+
+
+def fmt_pct(x):
+    if x is None:
+        return "-"
+    fmt(x)   # dies on a non-number
+    return fmt(100 * x, 1) + " %"
+
+
+def fmt_median(m):
+    """The summary.md cell of a tps_median_* object ('-' if none)."""
+    if not isinstance(m, dict) or m.get("median") is None:
+        return "-"
+    if m.get("lo") is None:
+        return f"{fmt(m['median'])} (n={m.get('n')})"
+    return f"{fmt(m['median'])} [{fmt(m['lo'])}, {fmt(m['hi'])}]"
+
+
+def lock_path_label(current, missing, commits):
+    """The summary.md cell for a row's lock path (see @lock-path)."""
+    if not commits:
+        return "-"
+    if current is None:
+        return "unknown"
+    if current:
+        return "current"
+    return "older" + (" (no " + ", ".join(missing) + ")" if missing else "")
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] in ("-h", "--help"):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sources, lock_path = read_sources(argv[1])
+    repo = os.path.dirname(os.path.abspath(argv[1]))
+    check_lock_path(repo, lock_path)
+    outdir = argv[2]
+    workloads, targets, seen = [], [], {}
+    nsecs, clocks = collections.Counter(), collections.Counter()
+    for rel, folder, wls in sources:
+        d = load_summary(rel, folder)
+        clocks[d.get("clock")] += 1
+        cmd, prov = first_command(folder), provenance(folder)
+        current, missing = lock_path_state(repo, lock_path, prov["lock_layer"] or prov["commit"])
+        names = {w["name"] for w in d.get("workloads", [])}
+        if wls:
+            for w in wls:
+                if w not in names:
+                    die(f"{rel}: no workload '{w}' in its summary.json (has: {', '.join(sorted(names))})")
+        for w in d.get("workloads", []):
+            if wls and w["name"] not in wls:
+                continue
+            key = (w["name"], w.get("vcpus"))
+            if key in seen:
+                die(f"workload {w['name']} on {w.get('vcpus')} vCPUs named twice: {seen[key]} and {rel}")
+            seen[key] = rel
+            nsecs[w.get("slice_ext_nsec")] += 1
+            base_arm, ask_arm = w.get("baseline_arm", "stock"), w.get("asking_arm", "auto")
+            pg = base_arm == "stock"   # extend-sched: measure vs upstream, no stock arm
+            workloads.append({
+                "name": w["name"], "vcpus": w.get("vcpus"),
+                "clock": d.get("clock"), "rr_quantum": d.get("rr_quantum"),
+                "baseline_arm": base_arm, "asking_arm": ask_arm,
+                "slice_ext_nsec": w.get("slice_ext_nsec"),
+                "clients": w.get("clients"), "hogs": w.get("hogs"),
+                "rounds": w.get("rounds"), "secs": w.get("secs"),
+                "desched_per_1000_sections": {
+                    "measure": (w.get("desched_per_1000_sections") or {}).get("measure"),
+                    "auto": (w.get("desched_per_1000_sections") or {}).get("auto")},
+                "desched_ratio_auto_measure": (w.get("desched_ratio_auto_measure") or {}).get("pooled"),
+                "grant_yield_fraction": w.get("grant_yield_fraction"),
+                "grant_expired_fraction": w.get("grant_expired_fraction"),
+                "tps_ratio_auto_stock": ratio(w.get("tps_ratio_auto_stock")) if pg else None,
+                "tps_ratio_auto_measure": ratio(w.get("tps_ratio_auto_measure")),
+                "tps_ratio_measure_stock": ratio(w.get("tps_ratio_measure_stock")) if pg else None,
+                "tps_median_auto_stock": w.get("tps_median_auto_stock") if pg else None,
+                "source": rel, "commit": prov["commit"], "lock_layer": prov["lock_layer"],
+                "patched_sha256": prov["patched_sha256"], "command": cmd,
+                "lock_path_current": current, "lock_path_missing": missing})
+        for t in d.get("targets", []):
+            wl = t.get("workload", "")
+            if wls and not any(wl.startswith(w + " ") for w in wls):
+                continue
+            targets.append(dict(t, source=rel, lock_path_current=current))
+    if len(clocks) != 1:
+        die("the folders use different clocks (" + ", ".join(f"{c}: {n}" for c, n in clocks.items()) +
+            "): one summary per clock")
+    out = {"clock": next(iter(clocks)), "slice_ext_nsec": nsecs.most_common(1)[0][0] if nsecs else None,
+           "workloads": workloads, "targets": targets, "sources": [s[0] for s in sources],
+           "lock_path_commits": lock_path}
+    L = ["# Kernel lab: the pay-off results (consolidated)", "",
+         "Generated by `bench/kernel-lab/analyse summarise results " + os.path.basename(argv[1]) +
+         " .` from the run folders that `" + os.path.basename(argv[1]) +
+         "` names (one run stands for each workload); every row links its folder, whose README has the command and commit. "
+         "Clock: icount (1 ns per guest instruction); `rr` = the vCPU turn in guest instructions (0: qemu's own turns, "
+         "only with 1 vCPU here; 1024: the lab's rr2 model). Ratios: geometric means of per-round ratios, 95 % t intervals "
+         "(the targets use these); `auto/stock median` = the median of the same per-round ratios with its distribution-free "
+         "interval (order statistics, coverage >= 95 %, none below 6 rounds; robust to one slow run in one arm).", ""]
+    if lock_path:
+        L += ["Lock path: the commits that changed its instructions are " + ", ".join(lock_path) +
+              " (`@lock-path` in the sources file). `current` = the row's lock layer contains them all; "
+              "`older (no X)` = measured before X, to be re-measured; `unknown` = a commit this checkout does not have.", ""]
+    L += [
+         "| workload | vCPUs | rr | nsec | clients | hogs | s x rounds | auto/stock [95 %] | auto/measure [95 %] | measure/stock | "
+         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | auto/stock median [interval] | lock path | source (checkout; patched) |",
+         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
+    for w in workloads:
+        ds = w["desched_per_1000_sections"]
+        L.append(f"| {w['name']} | {w['vcpus']} | {'-' if w['rr_quantum'] is None else w['rr_quantum']} | {w['slice_ext_nsec']} | {w['clients']} | {w['hogs']} | "
+                 f"{w['secs']} x {w['rounds']} | {fmt_ratio(w['tps_ratio_auto_stock'])} | {fmt_ratio(w['tps_ratio_auto_measure'])}"
+                 f"{'' if w['baseline_arm'] == 'stock' else ' (' + w['asking_arm'] + '/' + w['baseline_arm'] + ')'} | "
+                 f"{fmt_ratio(w['tps_ratio_measure_stock'])} | {fmt(ds['measure'], 4)} / {fmt(ds['auto'], 4)} | "
+                 f"{fmt(w['desched_ratio_auto_measure'])} | {fmt_pct(w['grant_yield_fraction'])} | {fmt_pct(w['grant_expired_fraction'])} | "
+                 f"{fmt_median(w['tps_median_auto_stock'])} | "
+                 f"{lock_path_label(w['lock_path_current'], w['lock_path_missing'], lock_path)} | "
+                 f"[{w['source']}]({w['source']}/README.md) ({(w['commit'] or '-')[:7]}; {w['patched_sha256'] or '-'}) |")
+    L += ["", "## Targets of issue 9, per run", "", "| target | workload | value | goal | met | source |", "| --- | --- | --- | --- | --- | --- |"]
+    for t in targets:
+        v = t.get("value")
+        if isinstance(v, dict):
+            v = ", ".join(f"{k} {fmt(x, 4) if isinstance(x, float) else x}" for k, x in v.items())
+        elif isinstance(v, float):
+            v = fmt(v, 4)
+        older = "" if not lock_path or t.get("lock_path_current") else " (lock path: " + lock_path_label(t.get("lock_path_current"), None, lock_path) + ")"
+        L.append(f"| {t.get('target')} | {t.get('workload')} | {v} | {t.get('goal')} | {'yes' if t.get('met') else '**no**'} | {t['source']}{older} |")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        with open(os.path.join(outdir, "summary.json"), "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        die(f"cannot write {outdir}/summary.json: {e}")
+    try:
+        with open(os.path.join(outdir, "summary.md"), "w") as f:
+            f.write("\n".join(L) + "\n")
+    except OSError as e:
+        die(f"cannot write {outdir}/summary.md: {e}")
+    print(f"analyse summarise results: {len(workloads)} workloads from {len(sources)} folders -> {outdir}/summary.md, summary.json")

@@ -1,0 +1,154 @@
+"""The kernel lab's statistics, one implementation for every summary
+(analysis.lab, analysis.payoff, analysis.clock, analysis.results):
+
+  paired(ratios)          geometric mean of per-round ratios B/A, 95 % t
+                          interval on the log ratios (scipy's t quantile,
+                          n - 1 degrees of freedom) and the two-sided
+                          one-sample t test p of mean log ratio = 0;
+                          returns (mean, lo, hi, p, n), NaN where not
+                          computable (n < 2, no scipy: mean only);
+  median_interval(ratios) median of the ratios with its distribution-free
+                          95 % interval (order statistics, Binomial(n, 1/2));
+  mean, cv                mean and coefficient of variation (stddev / mean)
+                          of the non-NaN values;
+  num, fmt, pct, nn       parsing a CSV cell (NaN when not a number),
+                          formatting for Markdown ("n/a" for NaN/None),
+                          rounding for JSON (None for NaN).
+
+Inputs are plain numbers (ratios > 0; ratios <= 0 or NaN are left out).
+scipy (Debian python3-scipy) gives the t quantiles; without it HAVE_SCIPY is
+False and every interval and p is NaN.
+bench/driver (C++, bench/run) has its own statistics: see docs/bench.md
+("Statistics") for why they stay separate.
+"""
+import math
+import statistics as st
+
+try:
+    from scipy import stats as sst
+except ImportError:  # the lab installs python3-scipy; degrade to no intervals
+    sst = None
+
+HAVE_SCIPY = sst is not None
+NAN = float("nan")
+
+
+def num(x):
+    """a CSV cell as a float; NaN when empty, NA or not a number"""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return NAN
+
+
+def isnan(x):
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fmt(x, nd=0):
+    """x with thousands separators and nd decimals; "n/a" for NaN/None"""
+    if isnan(x):
+        return "n/a"
+    return f"{x:,.{nd}f}"
+
+
+def pct(x):
+    """a fraction as "12.3 %"; "n/a" for NaN/None"""
+    return "n/a" if isnan(x) else f"{100 * x:.1f} %"
+
+
+def nn(x, nd=6):
+    """a float for JSON: None for NaN/None, else rounded to nd decimals"""
+    if isnan(x):
+        return None
+    return round(x, nd)
+
+
+def clean(x):
+    """x (nested dicts/lists) with every NaN replaced by None (JSON has no NaN)"""
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [clean(v) for v in x]
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def mean(xs):
+    """mean of the non-NaN values; NaN if none"""
+    xs = [x for x in xs if not math.isnan(x)]
+    return st.mean(xs) if xs else NAN
+
+
+def cv(xs):
+    """coefficient of variation (sample stddev / mean) of the non-NaN values;
+    NaN below 2 values or for a zero mean"""
+    xs = [x for x in xs if not math.isnan(x)]
+    if len(xs) < 2:
+        return NAN
+    m = st.mean(xs)
+    return st.stdev(xs) / m if m else NAN
+
+
+def paired(ratios):
+    """Geometric mean of ratios, 95 % t interval and p of log ratio = 0:
+    (mean, lo, hi, p, n); lo/hi/p NaN when n < 2 or scipy is missing,
+    p NaN when every ratio is the same."""
+    logs = [math.log(r) for r in ratios if r > 0 and not math.isnan(r)]
+    n = len(logs)
+    if n == 0:
+        return NAN, NAN, NAN, NAN, 0
+    m = st.mean(logs)
+    if n < 2 or sst is None:
+        return math.exp(m), NAN, NAN, NAN, n
+    sd = st.stdev(logs)
+    se = sd / math.sqrt(n)
+    t = sst.t.ppf(0.975, n - 1)
+    p = NAN if se == 0 else 2 * sst.t.sf(abs(m / se), n - 1)
+    return math.exp(m), math.exp(m - t * se), math.exp(m + t * se), p, n
+
+
+def ratio_cell(r):
+    """a paired() result for Markdown: "1.097 [0.875, 1.376] p=0.22", or
+    "1.097 (n=3)" without an interval, "n/a" without ratios"""
+    g, lo, hi, p, n = r
+    if n == 0:
+        return "n/a"
+    if math.isnan(lo):
+        return f"{g:.3f} (n={n})"
+    return f"{g:.3f} [{lo:.3f}, {hi:.3f}] p={p:.2f}"
+
+
+def ratio_obj(r):
+    """a paired() result for JSON: {"mean", "lo", "hi", "p", "n"}"""
+    g, lo, hi, p, n = r
+    return {"mean": nn(g), "lo": nn(lo), "hi": nn(hi), "p": nn(p, 4), "n": n}
+
+
+def median_interval(ratios):
+    """Median of ratios and its distribution-free 95 % interval: the k-th
+    order statistics from each end, k the largest with P(Binomial(n, 1/2)
+    <= k - 1) <= 0.025; conf = 1 - 2 P(B <= k - 1). Bounds None when no k
+    qualifies (n < 6)."""
+    x = sorted(r for r in ratios if r > 0 and not math.isnan(r))
+    n = len(x)
+    if n == 0:
+        return {"median": None, "lo": None, "hi": None, "conf": None, "n": 0}
+    k, tail = 0, 0.0
+    while True:
+        t = tail + math.comb(n, k) / 2 ** n    # P(B <= k)
+        if t > 0.025:
+            break
+        tail, k = t, k + 1
+    out = {"median": nn(st.median(x)), "lo": None, "hi": None, "conf": None, "n": n}
+    if k >= 1:
+        out.update(lo=nn(x[k - 1]), hi=nn(x[n - k]), conf=nn(1 - 2 * tail, 4))
+    return out
+
+
+def f_test_p(sd_a, n_a, sd_b, n_b):
+    """two-sided F test of equal variances of two samples, from their sample
+    stddevs and sizes: p; NaN without scipy, a zero stddev or n < 2"""
+    if not sd_a or not sd_b or sst is None or n_a < 2 or n_b < 2:
+        return NAN
+    f = (sd_a / sd_b) ** 2
+    return min(1.0, 2 * min(sst.f.cdf(f, n_a - 1, n_b - 1), sst.f.sf(f, n_a - 1, n_b - 1)))
