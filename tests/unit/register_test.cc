@@ -10,6 +10,7 @@
  * in a forked child, so that the order of the tests does not matter.
  */
 #include "test_support.h"
+#include "kernel_rseq.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -450,6 +451,7 @@ std::vector<std::string> Split(const std::string &s)
 
 TEST(RegisterSetup, NeverKeepsGlibcArea)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -470,6 +472,7 @@ TEST(RegisterSetup, NeverKeepsGlibcArea)
 
 TEST(RegisterSetup, AlwaysReplacesGlibcArea)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -493,6 +496,7 @@ TEST(RegisterSetup, AlwaysReplacesGlibcArea)
 
 TEST(RegisterSetup, AutoWithUsersKeepsGlibcArea)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -514,6 +518,7 @@ TEST(RegisterSetup, AutoWithUsersKeepsGlibcArea)
 
 TEST(RegisterSetup, AutoAloneOnThisKernel)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -542,6 +547,7 @@ TEST(RegisterSetup, AutoAloneOnThisKernel)
 /* The length the probe reports is the one the kernel confirms (EBUSY). */
 TEST(RegisterSetup, ProbeReadsGlibcLengthBack)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	rseq_slice_probe p;
