@@ -49,8 +49,10 @@ PgRseqRowCounters *PgRseqRows = PgRseqLocalRows;
 PgRseqShared *PgRseqShmem = NULL;
 int			rseq_slice_mode_setting = RSEQ_SLICE_MODE_AUTO;
 bool		rseq_slice_detail_setting = false;
+
 /* GUC rseq_slice_register (PGC_POSTMASTER), an rseq_slice_register_policy */
 int			rseq_slice_register_setting = RSEQ_SLICE_REGISTER_NEVER;
+
 /* GUC rseq_slice_request (PGC_SIGHUP), a PG_RSEQ_REQUEST_* value */
 int			rseq_slice_request_setting = PG_RSEQ_REQUEST_ALL;
 char		PgRseqModeWhy[256] = "not set up yet";
@@ -74,11 +76,14 @@ int			PgRseqHeld[RSEQ_SLICE_MAX_KINDS];
 
 /* The postmaster's registration, inherited by every child. */
 static rseq_slice_area_storage PgRseqArea;
+
 /* What this process found (postmaster: after set-up; children: inherited). */
 static rseq_slice_probe PgRseqProbe;
 static bool PgRseqProbed = false;
+
 /* This backend's slot, if attached. */
 static PgRseqSlot *PgRseqMySlot = NULL;
+
 /* set by PgRseqDetachBackend: the process is exiting and asks no more */
 static bool PgRseqDetached = false;
 
@@ -326,8 +331,8 @@ PgRseqPostmasterSetup(void)
 	/*
 	 * Mode off leaves the process as it found it: no registration replaced,
 	 * no prctl.  A later switch out of off (a reload) then works with what
-	 * glibc registered: the preemption marker everywhere, the slice
-	 * extension only where glibc's area is already V2 (glibc 2.41+).
+	 * glibc registered: the preemption marker everywhere, the slice extension
+	 * only where glibc's area is already V2 (glibc 2.41+).
 	 */
 	if (rseq_slice_mode_setting == RSEQ_SLICE_MODE_OFF)
 	{
@@ -912,10 +917,10 @@ PgRseqResetCounters(void)
 			slot->c_base.max_depth = 0;
 
 			/*
-			 * max_depth is a high-water mark, not a sum: restart it.  This
-			 * is the one store into a slot's counters by another backend;
-			 * racing with the owner it can only keep a depth reached during
-			 * the reset.
+			 * max_depth is a high-water mark, not a sum: restart it.  This is
+			 * the one store into a slot's counters by another backend; racing
+			 * with the owner it can only keep a depth reached during the
+			 * reset.
 			 */
 			slot->c.max_depth = 0;
 			slot->reset_time = now;
@@ -1030,4 +1035,3 @@ assign_rseq_slice_request(int newval, void *extra)
 {
 	PgRseqApplyRequestPolicy(newval);
 }
-

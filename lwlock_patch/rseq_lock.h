@@ -102,12 +102,13 @@ typedef struct PgRseqRowCounters
 	uint64		yields_in_grant;	/* ... that returned 1: released inside
 									 * the extension */
 	uint64		revoked;		/* grants already gone at that point: the
-								 * section outlived the extension (expired,
-								 * or preempted anyway) */
+								 * section outlived the extension (expired, or
+								 * preempted anyway) */
 } PgRseqRowCounters;
 
 /* This backend's protocol state (depth, mode, area, counters). */
 extern PGDLLIMPORT rseq_slice_state PgRseqState;
+
 /* This backend's per-row counters (shared memory once attached). */
 extern PGDLLIMPORT PgRseqRowCounters *PgRseqRows;
 
@@ -259,8 +260,8 @@ PgRseqLeave(unsigned kind, int row)
 static pg_attribute_always_inline void
 PgRseqEnterLWLockAt(uint16 row_off)
 {
-	size_t		off = row_off;	/* widened before the dispatch: on 16 bits
-								 * gcc 12 adds a movzwl (objdump) */
+	size_t		off = row_off;	/* widened before the dispatch: on 16 bits gcc
+								 * 12 adds a movzwl (objdump) */
 
 	PG_RSEQ_DISPATCH(off_path, other);
 	rseq_slice_enter_measure_ask(&PgRseqState, PG_RSEQ_KIND_LWLOCK,

@@ -60,8 +60,8 @@ typedef struct PgRseqSlot
 	PgRseqRowCounters rows[PG_RSEQ_NROWS];
 	/* written by a reset, and zeroed by the owner at attach, under mutex */
 	TimestampTz reset_time;		/* last reset seen by this slot, or 0 */
-	rseq_slice_counters c_base; /* c at the last reset; entries[LWLOCK]:
-								 * the sum of rows[].acquisitions then */
+	rseq_slice_counters c_base; /* c at the last reset; entries[LWLOCK]: the
+								 * sum of rows[].acquisitions then */
 } PgRseqSlot;
 
 typedef struct PgRseqShared
@@ -72,8 +72,8 @@ typedef struct PgRseqShared
 	pg_atomic_uint64 generation;	/* odd while a slot changes hands */
 	/* under mutex */
 	TimestampTz stats_reset;	/* last reset, or server start */
-	rseq_slice_counters exited; /* raw counts of exited backends;
-								 * max_depth: since the last reset */
+	rseq_slice_counters exited; /* raw counts of exited backends; max_depth:
+								 * since the last reset */
 	rseq_slice_counters base;	/* raw totals at the last reset */
 	PgRseqRowCounters exited_rows[PG_RSEQ_NROWS];
 	PgRseqRowCounters base_rows[PG_RSEQ_NROWS];
@@ -96,8 +96,10 @@ typedef struct PgRseqBackendSnapshot
 
 /* Shared memory (NULL before it exists, e.g. in a standalone backend early) */
 extern PGDLLIMPORT PgRseqShared *PgRseqShmem;
+
 /* The mode setting (GUC rseq_slice_mode), an rseq_slice_mode. */
 extern PGDLLIMPORT int rseq_slice_mode_setting;
+
 /* GUC rseq_slice_detail: count entries, sections, nested, max_depth too. */
 extern PGDLLIMPORT bool rseq_slice_detail_setting;
 
@@ -110,6 +112,7 @@ extern PGDLLIMPORT bool rseq_slice_detail_setting;
 #define PG_RSEQ_REQUEST_SPINNING	2
 #define PG_RSEQ_REQUEST_ADAPTIVE	3
 extern PGDLLIMPORT int rseq_slice_request_setting;
+
 /* Why the mode in force in this backend was chosen (one line). */
 extern PGDLLIMPORT char PgRseqModeWhy[256];
 
@@ -153,6 +156,7 @@ extern void PgRseqSnapshotTotalsV(uint32 layout, rseq_slice_counters *c,
 
 /* Reset all counters (every slot and the totals); returns the reset time. */
 extern TimestampTz PgRseqResetCounters(void);
+
 /* Row name: tranche name, "spinlock", "buffer header", "wait list", "other". */
 extern const char *PgRseqRowName(int row);
 
