@@ -164,7 +164,11 @@ extern "C" {
  */
 #define RSEQ_SLICE_SIG					0xd428bc00u
 #else
-/* x86_64: arch/x86/entry/syscalls/syscall_64.tbl (Linux 4.18+) */
+/*
+ * x86_64: arch/x86/entry/syscalls/syscall_64.tbl (Linux 4.18+).  Also the
+ * values where the layer is compiled out (RSEQ_SLICE_SUPPORTED 0), which
+ * make no system call with them.
+ */
 #define RSEQ_SLICE_NR_RSEQ				334
 /* RSEQ_SIG on x86 (tools/testing/selftests/rseq/rseq-x86.h) */
 #define RSEQ_SLICE_SIG					0x53053053u
