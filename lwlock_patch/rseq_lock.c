@@ -458,7 +458,7 @@ PgRseqIdle(void)
 /*
  * Slots of the shared counters: one per PGPROC.  None where the lock layer
  * is compiled out (RSEQ_SLICE_SUPPORTED is 0: every platform but x86_64
- * Linux), where the views are then empty.
+ * and aarch64 Linux), where the views are then empty.
  */
 static int
 PgRseqSlotCount(void)

@@ -131,9 +131,10 @@ extern void PgRseqCheckDepth(void);
  * compiler keeps &PgRseqState in a callee-saved register across the lock
  * (a push, a pop and a lea in every function with a section; measured with
  * objdump, gcc 12).  The "memory" clobber orders it like the protocol's
- * other compiler barriers.
+ * other compiler barriers.  x86_64 only (RSEQ_SLICE_X86_64): elsewhere the
+ * plain dispatch of rseq_slice.h.
  */
-#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__) && (defined(__PIE__) || !defined(__PIC__))
+#if RSEQ_SLICE_X86_64 && (defined(__PIE__) || !defined(__PIC__))
 #define PG_RSEQ_DISPATCH(off, other) \
 	__asm__ goto("cmpb %0, PgRseqState(%%rip)\n\tjb %l1\n\tjne %l2" \
 				 : : "i"(RSEQ_SLICE_PATH_MEASURE) : "cc", "memory" : off, other)

@@ -65,23 +65,56 @@ extern "C" {
 #endif
 
 /*
- * Is the protocol implemented for this platform?  (x86_64 Linux with a
- * GCC-compatible compiler only.)  RSEQ_SLICE_FORCE_UNSUPPORTED compiles the
- * fallbacks of every other platform here (the unit tests' build does, to
- * keep them compiling).
+ * Is the protocol implemented for this platform?  Linux on x86_64 or on
+ * little-endian aarch64, with a GCC-compatible compiler.  Everywhere else
+ * the lock layer is compiled out and PostgreSQL behaves as stock.
+ * RSEQ_SLICE_FORCE_UNSUPPORTED compiles the fallbacks of every other
+ * platform here (the unit tests' build does, to keep them compiling).
+ *
+ * RSEQ_SLICE_X86_64 / RSEQ_SLICE_AARCH64: which implementation is in force.
+ * Only x86_64 has inline asm on the fast path (one memory-operand compare
+ * or xor where plain C costs a load more; objdump, gcc 12); aarch64 has no
+ * memory-operand arithmetic, and the plain C below compiles to the same
+ * loads, compares and branches the asm would (ldrb/cbz/cmp/b.ne), except
+ * for rseq_slice_request_acted (see there).
  */
-#if defined(__linux__) && defined(__x86_64__) && defined(__GNUC__) && \
-	!defined(RSEQ_SLICE_FORCE_UNSUPPORTED)
+#if defined(__linux__) && defined(__GNUC__) && \
+	!defined(RSEQ_SLICE_FORCE_UNSUPPORTED) && \
+	(defined(__x86_64__) || (defined(__aarch64__) && defined(__AARCH64EL__)))
 #define RSEQ_SLICE_SUPPORTED 1
 #else
 #define RSEQ_SLICE_SUPPORTED 0
 #endif
 
+#if RSEQ_SLICE_SUPPORTED && defined(__x86_64__)
+#define RSEQ_SLICE_X86_64 1
+#else
+#define RSEQ_SLICE_X86_64 0
+#endif
+
+#if RSEQ_SLICE_SUPPORTED && defined(__aarch64__)
+#define RSEQ_SLICE_AARCH64 1
+#else
+#define RSEQ_SLICE_AARCH64 0
+#endif
+
+/*
+ * The open word (RSEQ_SLICE_OPEN_WORD) and its 8-byte store
+ * (rseq_slice_enter_request_word) assume little endian, and so does the
+ * kernel's slice_ctrl as bytes at offsets 28/29.  Both supported platforms
+ * are: x86_64 always, aarch64 on Linux (the big-endian aarch64_be target is
+ * not supported above; GCC's __BYTE_ORDER__ checks it here once more).
+ */
+#if RSEQ_SLICE_SUPPORTED && defined(__BYTE_ORDER__) && \
+	__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "rseq_slice.h: the supported platforms are little endian"
+#endif
+
 /*
  * Compiler-specific constructs, each with a plain fallback so that the
  * header parses with any C99 or C++ compiler PostgreSQL builds with (the
- * fast path is only implemented with GCC-compatible compilers on x86_64
- * Linux; elsewhere the fallbacks are never on a hot path).
+ * fast path is only implemented with GCC-compatible compilers on x86_64 and
+ * aarch64 Linux; elsewhere the fallbacks are never on a hot path).
  *
  * The fast path must be inlined at every call site (GCC stops inlining a
  * plain static inline function called from many sites in one file).
@@ -112,11 +145,34 @@ extern "C" {
 #endif
 
 /* ----------
- * Kernel constants (Linux 7.2.13 uapi; x86_64 syscall numbers)
+ * Kernel constants (Linux 7.2.13 uapi; shared/docs/rseq-slice-abi.md)
+ *
+ * Per architecture, all here and only here: the rseq system call number
+ * and RSEQ_SIG (the signature registered with the area and expected in the
+ * 4 bytes before every rseq_cs abort_ip).  rseq_slice_yield is 471 on every
+ * architecture (asm-generic/unistd.h and arch/x86/entry/syscalls/
+ * syscall_64.tbl, Linux 7.0+).
  * ----------
  */
-#define RSEQ_SLICE_SIG					0x53053053u /* RSEQ_SIG on x86 */
-#define RSEQ_SLICE_NR_RSEQ				334 /* __NR_rseq, x86_64 */
+#if defined(__aarch64__)
+/* arm64 uses asm-generic/unistd.h: __NR_rseq 293 (since Linux 4.18) */
+#define RSEQ_SLICE_NR_RSEQ				293
+/*
+ * RSEQ_SIG on arm64: 0xd428bc00, the encoding of `brk #0x45e0` (the
+ * kernel's tools/testing/selftests/rseq/rseq-arm64.h; as data on little
+ * endian, the only byte order supported here).
+ */
+#define RSEQ_SLICE_SIG					0xd428bc00u
+#else
+/*
+ * x86_64: arch/x86/entry/syscalls/syscall_64.tbl (Linux 4.18+).  Also the
+ * values where the layer is compiled out (RSEQ_SLICE_SUPPORTED 0), which
+ * make no system call with them.
+ */
+#define RSEQ_SLICE_NR_RSEQ				334
+/* RSEQ_SIG on x86 (tools/testing/selftests/rseq/rseq-x86.h) */
+#define RSEQ_SLICE_SIG					0x53053053u
+#endif
 #define RSEQ_SLICE_NR_YIELD				471 /* __NR_rseq_slice_yield, 7.0+ */
 #define RSEQ_SLICE_FLAG_UNREGISTER		(1 << 0)	/* rseq() flags */
 #define RSEQ_SLICE_FLAG_SLICE_EXT_DEFAULT_ON (1 << 1)
@@ -141,7 +197,8 @@ extern "C" {
 #define RSEQ_SLICE_POC_KERNEL_REQUEST_SCHED	(1u << 1)
 
 /* ----------
- * The rseq area (struct rseq on Linux 7.2, x86_64, little endian)
+ * The rseq area (struct rseq on Linux 7.2, the same on x86_64 and arm64:
+ * include/uapi/linux/rseq.h is generic; little endian)
  * ----------
  */
 typedef struct rseq_slice_ctrl
@@ -356,7 +413,7 @@ RSEQ_SLICE_STATIC_ASSERT(offsetof(rseq_slice_state, asked) == 8 &&
  * RSEQ_SLICE_OPEN_WORD(ask): the 64-bit value of the open word (asked,
  * open_pad, depth) at the start of an outermost section that asks `ask`
  * (0 or 1): asked = ask, depth = 1.  Its low byte is `ask`, the value to
- * write to `request`.  x86_64 (little endian) only, like the fast path.
+ * write to `request`.  Little endian only (see RSEQ_SLICE_SUPPORTED).
  */
 #define RSEQ_SLICE_OPEN_WORD(ask) ((uint64_t) (uint8_t) (ask) | ((uint64_t) 1 << 32))
 
@@ -390,9 +447,10 @@ rseq_slice_path(const rseq_slice_state *s)
  * `other` when it is REQUEST, falling through for MEASURE (and SLOW, which
  * is MEASURE with the slow area).  So mode off costs one compare and one
  * branch, measure and request one more branch (asm goto: compilers
- * otherwise materialise the second flag in a register).
+ * otherwise materialise the second flag in a register).  Plain C elsewhere:
+ * on aarch64 gcc 12 emits ldrb, cbz, cmp, b.ne, which is what asm would be.
  */
-#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
+#if RSEQ_SLICE_X86_64
 #define RSEQ_SLICE_DISPATCH(s, off, other) \
 	__asm__ goto("cmpb %1, %0\n\tjb %l2\n\tjne %l3" \
 				 : : "m"((s)->path), "i"(RSEQ_SLICE_PATH_MEASURE) \
@@ -409,9 +467,10 @@ rseq_slice_path(const rseq_slice_state *s)
  * RSEQ_SLICE_IF_ZERO32(lvalue, label): jump to `label` if the 32-bit lvalue
  * (in memory) is 0: `cmpl $0, mem` and `je`.  Plain C makes the compiler
  * load the depth into a register to test and increment it (4-5
- * instructions instead of 3 with the increment; objdump, gcc 12).
+ * instructions instead of 3 with the increment; objdump, gcc 12).  aarch64
+ * has no compare with memory: plain C (ldr, cbz).
  */
-#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
+#if RSEQ_SLICE_X86_64
 #define RSEQ_SLICE_IF_ZERO32(v, label) \
 	__asm__ goto("cmpl $0, %0\n\tje %l1" : : "m"(v) : "cc" : label)
 #else
@@ -421,11 +480,11 @@ rseq_slice_path(const rseq_slice_state *s)
 
 /* rseq_cs == 0: one `cmpq $0` on x86_64 (the kernel writes rseq_cs
  * asynchronously, so it is read at every check; a volatile load would cost
- * a separate load and test). */
+ * a separate load and test).  aarch64: the volatile load (ldr, cbz). */
 RSEQ_SLICE_INLINE int
 rseq_slice_cs_cleared(volatile rseq_slice_area *a)
 {
-#if RSEQ_SLICE_SUPPORTED && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if RSEQ_SLICE_X86_64 && defined(__GCC_ASM_FLAG_OUTPUTS__)
 	int			z;
 
 	__asm__ __volatile__("cmpq $0, %1" : "=@ccz"(z) : "m"(a->rseq_cs));
@@ -461,11 +520,18 @@ rseq_slice_cs_cleared(volatile rseq_slice_area *a)
  * seen, yielded and counted like the first (pg_rseq counts one grant, the
  * kernel two, one of them revoked: grants - s_granted = revoked - s_revoked
  * still holds).
+ *
+ * aarch64 has no read-modify-write of memory but atomics (LSE ldeorb,
+ * ARMv8.1+), which the fast path does not use: the plain C below keeps the
+ * load / store window of the old close there.  It matters only once an
+ * arm64 kernel can grant (no slice extension on arm64 in Linux 7.2:
+ * shared/docs/rseq-slice-abi.md); upstream mode is then never resolved
+ * there (rseq_slice_resolve).
  */
 RSEQ_SLICE_INLINE int
 rseq_slice_request_acted(volatile rseq_slice_area *a, uint8_t asked)
 {
-#if RSEQ_SLICE_SUPPORTED && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if RSEQ_SLICE_X86_64 && defined(__GCC_ASM_FLAG_OUTPUTS__)
 	int			nz;
 
 	__asm__ __volatile__("xorb %2, %0"
@@ -508,7 +574,7 @@ rseq_slice_request_cleared(volatile rseq_slice_area *a)
 RSEQ_SLICE_INLINE long
 rseq_slice_sys_yield(rseq_slice_state *s)
 {
-#if RSEQ_SLICE_SUPPORTED
+#if RSEQ_SLICE_X86_64
 	long		ret;
 
 	(void) s;
@@ -517,6 +583,19 @@ rseq_slice_sys_yield(rseq_slice_state *s)
 						 : "0"((long) RSEQ_SLICE_NR_YIELD)
 						 : "rcx", "r11", "memory");
 	return ret;
+#elif RSEQ_SLICE_AARCH64
+	/*
+	 * arm64 system call ABI (the kernel's Documentation/arch/arm64 and
+	 * glibc's sysdeps/unix/sysv/linux/aarch64/sysdep.h): number in x8,
+	 * `svc #0`, result in x0; every other register and the flags are
+	 * preserved.  rseq_slice_yield takes no argument.
+	 */
+	register long x8 __asm__("x8") = RSEQ_SLICE_NR_YIELD;
+	register long x0 __asm__("x0");
+
+	(void) s;
+	__asm__ __volatile__("svc #0" : "=r"(x0) : "r"(x8) : "memory");
+	return x0;
 #else
 	(void) s;
 	return 0;
@@ -788,14 +867,15 @@ outermost:
  * rseq_slice_load_word: the 8 bytes at byte offset `off` of `words`.  On
  * x86_64 an asm volatile with an indexed operand: a volatile C read was not
  * hoisted above the depth test either, but gcc 12 computed its address
- * with an extra add (objdump of LWLockAcquire).
+ * with an extra add (objdump of LWLockAcquire).  Elsewhere (aarch64) the
+ * volatile C read: `ldr x, [base, off]` takes a register offset anyway.
  */
 RSEQ_SLICE_INLINE uint64_t
 rseq_slice_load_word(const void *words, size_t off)
 {
 	uint64_t	w;
 
-#if RSEQ_SLICE_SUPPORTED && defined(__GNUC__)
+#if RSEQ_SLICE_X86_64
 	__asm__ __volatile__("movq (%1,%2), %0" : "=r"(w) : "r"(words), "r"(off) : "memory");
 #else
 	w = *(const volatile uint64_t *) ((const char *) words + off);
@@ -826,7 +906,10 @@ rseq_slice_enter_request_word(rseq_slice_state *s, unsigned kind,
 outermost:
 	w = rseq_slice_load_word(words, off);
 #if RSEQ_SLICE_SUPPORTED
-	/* asked = ask, open_pad = 0, depth = 1: one 8-byte store (x86_64) */
+	/*
+	 * asked = ask, open_pad = 0, depth = 1: one 8-byte store (x86_64 and
+	 * aarch64, both little endian: see RSEQ_SLICE_SUPPORTED)
+	 */
 	__builtin_memcpy((char *) s + offsetof(rseq_slice_state, asked), &w,
 					 sizeof(w));
 #else

@@ -8,6 +8,13 @@
  * Standalone C99, no PostgreSQL includes (the PostgreSQL patch, the
  * extension, the tests and the benchmarks all compile this same file).
  *
+ * Architectures: x86_64 and aarch64 Linux (RSEQ_SLICE_SUPPORTED); the only
+ * difference here is thread_pointer(); the system call numbers and
+ * RSEQ_SIG come from rseq_slice.h.  On arm64 Linux 7.2 has no slice
+ * extension: the prctl fails with EINVAL (a kernel without the feature,
+ * shared/docs/rseq-slice-abi.md, "Turning it on"), the
+ * probe says "unavailable" and auto resolves to measure.
+ *
  * Facts used (shared/docs/rseq-slice-abi.md, checked on 6.18 and 7.2.13):
  *	- glibc 2.36 registers a legacy 32-byte area per thread (__rseq_size 20);
  *	  unregistering it with rseq(area, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG)
@@ -177,12 +184,22 @@ rseq_slice_mode_from_name(const char *name)
 
 #if RSEQ_SLICE_SUPPORTED
 
+/*
+ * The thread pointer, which glibc's __rseq_offset is relative to (glibc's
+ * sys/rseq.h): %fs:0 on x86_64 (the TCB's self pointer, tcbhead_t.tcb),
+ * the TPIDR_EL0 register on aarch64 (the Arm ARM; glibc's
+ * sysdeps/aarch64/nptl/tls.h, TLS_TCB_AT_TP 0).
+ */
 static void *
 thread_pointer(void)
 {
 	void	   *tp;
 
+#if RSEQ_SLICE_AARCH64
+	__asm__("mrs %0, tpidr_el0" : "=r"(tp));
+#else
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
+#endif
 	return tp;
 }
 
@@ -331,7 +348,10 @@ has_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Addresses in .dynamic: relocated by ld.so on x86_64, but not in the vDSO. */
+/*
+ * Addresses in .dynamic: relocated by ld.so on x86_64 and aarch64 (glibc
+ * keeps .dynamic read-only only on MIPS and RISC-V), but not in the vDSO.
+ */
 static const void *
 dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) ptr)
 {
@@ -913,7 +933,7 @@ probe_fill(rseq_slice_probe *p)
 		snprintf(p->reason + used, sizeof(p->reason) - used,
 				 ", slice_ext_nsec %lld", (long long) p->slice_ext_nsec);
 #if !RSEQ_SLICE_SUPPORTED
-	snprintf(p->reason, sizeof(p->reason), "platform not supported (x86_64 Linux only)");
+	snprintf(p->reason, sizeof(p->reason), "platform not supported (x86_64 and aarch64 Linux only)");
 #endif
 }
 

@@ -37,6 +37,53 @@ clean-unit:
 
 CHECK_TARGETS += unit-check
 
+# make unit-check-aarch64
+#                   the same unit tests cross-compiled for aarch64 Linux
+#                   (Debian's g++-aarch64-linux-gnu, GoogleTest built from
+#                   Debian's googletest sources in the same build) and run
+#                   by CTest under qemu's user-mode emulator (qemu-aarch64 -L
+#                   /usr/aarch64-linux-gnu; tests/unit/aarch64-toolchain.cmake)
+#                   in $(UNIT_A64_BUILD_DIR).  Installs the packages if
+#                   missing; if they cannot be installed, prints one line
+#                   "unit-check-aarch64: SKIP: ..." and succeeds.  qemu-user
+#                   implements neither rseq nor ptrace: the tests that need
+#                   a real registration and the single-step races
+#                   (race_step_test.cc) skip there with the reason; the
+#                   emulated kernel, nesting, races and decisions run.
+UNIT_A64_BUILD_DIR := $(BUILD)/unit-aarch64
+UNIT_A64_GTEST_SRC ?= /usr/src/googletest
+# qemu-user-static provides qemu-aarch64-static instead: either will do.
+UNIT_A64_DEPS ?= cmake make g++-aarch64-linux-gnu googletest \
+                 $(if $(shell command -v qemu-aarch64-static),,qemu-user)
+UNIT_A64_CTEST_OPTS ?=
+
+.PHONY: unit-check-aarch64 clean-unit-aarch64
+
+unit-check-aarch64:
+	@mkdir -p $(UNIT_A64_BUILD_DIR); log=$(UNIT_A64_BUILD_DIR)/.pg_rseq-deps.log; \
+	if ! ( $(call apt_install,$(UNIT_A64_DEPS)) ) > $$log 2>&1; then \
+	  echo "unit-check-aarch64: SKIP: could not install $(strip $(UNIT_A64_DEPS)) ($$(grep -m1 -E '^(E|W|Err):' $$log || tail -1 $$log); log: $$log)"; exit 0; fi; \
+	missing=""; \
+	command -v aarch64-linux-gnu-g++ > /dev/null || missing="$$missing aarch64-linux-gnu-g++"; \
+	command -v qemu-aarch64 > /dev/null || command -v qemu-aarch64-static > /dev/null || missing="$$missing qemu-aarch64"; \
+	[ -f $(UNIT_A64_GTEST_SRC)/CMakeLists.txt ] || missing="$$missing $(UNIT_A64_GTEST_SRC)"; \
+	if [ -n "$$missing" ]; then echo "unit-check-aarch64: SKIP: cross tools missing after install:$$missing"; exit 0; fi; \
+	$(call msg,cmake tests/unit for aarch64 -> $(UNIT_A64_BUILD_DIR)); \
+	cmake -S $(UNIT_SRC_DIR) -B $(UNIT_A64_BUILD_DIR) \
+	  -DCMAKE_TOOLCHAIN_FILE=$(UNIT_SRC_DIR)/aarch64-toolchain.cmake \
+	  -DRSEQ_GTEST_SOURCE_DIR=$(UNIT_A64_GTEST_SRC) $(UNIT_CMAKE_OPTS) \
+	  > $(UNIT_A64_BUILD_DIR)/.pg_rseq-cmake.log 2>&1 \
+	  || { cat $(UNIT_A64_BUILD_DIR)/.pg_rseq-cmake.log; exit 1; }; \
+	cmake --build $(UNIT_A64_BUILD_DIR) -j 2; \
+	$(call msg,ctest under qemu-aarch64 in $(UNIT_A64_BUILD_DIR)); \
+	cd $(UNIT_A64_BUILD_DIR) && SECONDS=0 && ctest --output-on-failure $(UNIT_A64_CTEST_OPTS) && \
+	  $(call msg,unit-check-aarch64: $${SECONDS}s under qemu-aarch64)
+
+clean-unit-aarch64:
+	rm -rf $(UNIT_A64_BUILD_DIR)
+
+CHECK_TARGETS += unit-check-aarch64
+
 # make lock-check   the lock layer on a real server (tests/lock/pgbench_modes):
 #                   start-up LOG line, pgbench with more clients than CPUs in
 #                   modes auto/off/measure (deschedules > 0, all zero in off),

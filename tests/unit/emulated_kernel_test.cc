@@ -234,6 +234,16 @@ long ek_yield(struct rseq_slice_state *)
 	return r;
 }
 
+/*
+ * Single steps: the x86 trap flag.  aarch64 user space cannot single-step
+ * itself (only a ptrace tracer can, and qemu-user has no ptrace; see
+ * race_step_test.cc): there the "stepped" closes run unstepped, the kernel
+ * acts at timer signals only, and the checks that need a kernel action
+ * inside a close's narrow windows (kSingleStep) are reported, not asserted.
+ */
+#if defined(__x86_64__)
+constexpr bool kSingleStep = true;
+
 inline void tf_on()
 {
 	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tpushfq\n\torq $0x100, (%%rsp)\n\t"
@@ -245,6 +255,12 @@ inline void tf_off()
 	__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\tpushfq\n\tandq $-257, (%%rsp)\n\t"
 						 "popfq\n\tlea 128(%%rsp), %%rsp" ::: "memory", "cc");
 }
+#else
+constexpr bool kSingleStep = false;
+
+inline void tf_on() {}
+inline void tf_off() {}
+#endif
 
 /* ---------------- the main thread: random sequences + model ---------------- */
 
@@ -1044,8 +1060,12 @@ TEST_F(EmulatedKernel, RandomSequencesUnderTimerSignals)
 	EXPECT_GT((uint64_t) k_yielded, 10u);
 	EXPECT_GT((uint64_t) k_cleared, 100u);
 	EXPECT_GT(ctr.revoked, 0u);
-	EXPECT_GT(st.grant_revoke_in_close, 0u) << "no grant made and revoked inside one close";
-	EXPECT_GT(st.regrants, 0u) << "the rare branch's re-set request was never granted";
+	if (kSingleStep)
+	{
+		/* narrow windows: only single steps put the kernel there reliably */
+		EXPECT_GT(st.grant_revoke_in_close, 0u) << "no grant made and revoked inside one close";
+		EXPECT_GT(st.regrants, 0u) << "the rare branch's re-set request was never granted";
+	}
 	EXPECT_GT(ctr.descheduled, 0u);
 	EXPECT_GT(st.desch_at_entry, 0u) << "no deschedule was charged to an enclosing lock";
 	EXPECT_GT(st.desch_certain, 0u);

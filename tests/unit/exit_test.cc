@@ -128,20 +128,39 @@ TEST_F(Exit, InconsistentRequestAndGrantedIsNotAGrant)
 {
 	Init(RSEQ_SLICE_MODE_UPSTREAM);
 	rseq_test::yield_value = 1;
+#if RSEQ_SLICE_X86_64
 	EXPECT_EQ(LeaveWith(1, 1), 0u);
 	EXPECT_EQ(request(), 0);
 	EXPECT_EQ(granted(), 1);
 	EXPECT_EQ(rseq_test::yield_calls, 0u);
 	ExpectBase(1);
 	ExpectCounters(ctr, want);
+#else
+	/*
+	 * The plain-C close (aarch64: a load and a store of request, no xor)
+	 * must test granted after its store, since a grant may land between the
+	 * two (rseq_slice_request_acted): it takes this impossible state for a
+	 * grant and yields once.
+	 */
+	EXPECT_EQ(LeaveWith(1, 1),
+			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
+	EXPECT_EQ(request(), 0);
+	EXPECT_EQ(rseq_test::yield_calls, 1u);
+	ExpectBase(1);
+	want.grants = 1;
+	want.yields = 1;
+	want.yields_in_grant = 1;
+	ExpectCounters(ctr, want);
+	rseq_test::yield_calls = 0;
+#endif
 	/* the kernel's next grant of a request (word {0, 1}) is seen as usual */
 	EXPECT_EQ(LeaveWith(0, 1),
 			  RSEQ_SLICE_EV_GRANTED | RSEQ_SLICE_EV_YIELD_CALLED | RSEQ_SLICE_EV_YIELDED);
 	EXPECT_EQ(rseq_test::yield_calls, 1u);
 	ExpectBase(2);
-	want.grants = 1;
-	want.yields = 1;
-	want.yields_in_grant = 1;
+	want.grants += 1;
+	want.yields += 1;
+	want.yields_in_grant += 1;
 	ExpectCounters(ctr, want);
 }
 

@@ -1,7 +1,9 @@
 /*
  * portable_fallback.c: the protocol header and rseq_slice_kernel.c as
- * every platform but x86_64 Linux compiles them (RSEQ_SLICE_FORCE_UNSUPPORTED,
- * set by CMakeLists.txt): they must compile, and behave as stock
+ * every platform but x86_64 and aarch64 Linux compiles them
+ * (RSEQ_SLICE_FORCE_UNSUPPORTED, set by CMakeLists.txt; built for the
+ * host and, in `make unit-check-aarch64`, for aarch64 too): they must
+ * compile, and behave as stock
  * PostgreSQL: no registration, every mode resolves to off, sections change
  * nothing.  Prints one line per check; exit 0 only if all hold.
  */
@@ -41,6 +43,7 @@ main(void)
 
 	memset(&ctr, 0, sizeof(ctr));
 	check("RSEQ_SLICE_SUPPORTED is 0", RSEQ_SLICE_SUPPORTED == 0);
+	check("no architecture's asm is in force", RSEQ_SLICE_X86_64 == 0 && RSEQ_SLICE_AARCH64 == 0);
 	(void) rseq_slice_setup_process(&p, &storage, RSEQ_SLICE_REGISTER_ALWAYS);
 	check("the set-up registers nothing", p.registered == 0 && p.area == NULL);
 	check("auto resolves to off",

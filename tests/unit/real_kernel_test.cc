@@ -23,6 +23,7 @@
 #include "rseq_slice.h"
 
 #include <gtest/gtest.h>
+#include "kernel_rseq.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -167,6 +168,7 @@ MarkerRun RunMarker(const rseq_slice_probe &p, int sleeps)
 
 TEST(RealKernel, ProbeSeesGlibcRegistration)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 
@@ -205,6 +207,7 @@ TEST(RealKernel, ProbeSeesGlibcRegistration)
 
 TEST(RealKernel, SetupOnThisKernel)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 
@@ -326,6 +329,7 @@ void ExpectSleepsReported(const MarkerRun &r, int sleeps)
  */
 TEST(RealKernel, MarkerCountsSleepsInMeasureMode)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 
@@ -420,6 +424,7 @@ std::map<std::string, std::string> RunChild(const char *what, int *status)
 
 TEST(RealKernel, SetupRegistersOwnAreaWithoutGlibc)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	int			status = -1;
 	auto		kv = RunChild("selfreg", &status);
 

@@ -10,6 +10,7 @@
  * in a forked child, so that the order of the tests does not matter.
  */
 #include "test_support.h"
+#include "kernel_rseq.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -385,7 +386,21 @@ TEST(RegisterDetect, CountThreads)
 	}, &text);
 
 	EXPECT_EQ(rc, 0);
+#if defined(__x86_64__)
 	EXPECT_EQ(text, "1 2") << "a forked child has one thread, then two";
+#else
+	/*
+	 * The aarch64 build runs under qemu-user, which keeps a thread of its
+	 * own in every process (its RCU thread, re-created in a forked child:
+	 * "2 3" with qemu-aarch64 7.2.22): one more thread counts one more.
+	 */
+	int			before = -1,
+				after = -1;
+
+	ASSERT_EQ(sscanf(text.c_str(), "%d %d", &before, &after), 2) << text;
+	EXPECT_GE(before, 1) << text;
+	EXPECT_EQ(after, before + 1) << text;
+#endif
 }
 
 /* ---- rseq_slice_setup_process on the running kernel ---- */
@@ -450,6 +465,7 @@ std::vector<std::string> Split(const std::string &s)
 
 TEST(RegisterSetup, NeverKeepsGlibcArea)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -470,6 +486,7 @@ TEST(RegisterSetup, NeverKeepsGlibcArea)
 
 TEST(RegisterSetup, AlwaysReplacesGlibcArea)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -493,6 +510,7 @@ TEST(RegisterSetup, AlwaysReplacesGlibcArea)
 
 TEST(RegisterSetup, AutoWithUsersKeepsGlibcArea)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -514,6 +532,7 @@ TEST(RegisterSetup, AutoWithUsersKeepsGlibcArea)
 
 TEST(RegisterSetup, AutoAloneOnThisKernel)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	int			rc;
@@ -542,6 +561,7 @@ TEST(RegisterSetup, AutoAloneOnThisKernel)
 /* The length the probe reports is the one the kernel confirms (EBUSY). */
 TEST(RegisterSetup, ProbeReadsGlibcLengthBack)
 {
+	SKIP_WITHOUT_KERNEL_RSEQ();
 	if (__rseq_size == 0)
 		GTEST_SKIP() << "glibc did not register rseq here (GLIBC_TUNABLES?)";
 	rseq_slice_probe p;

@@ -4,6 +4,7 @@
  */
 #include "test_support.h"
 
+#include <cerrno>
 #include <string>
 
 namespace {
@@ -92,6 +93,36 @@ TEST(Resolve, SliceUnavailableOldKernel)
 	/* the legacy 32-byte feature size is still "no slice field" */
 	p.feature_size = 32;
 	EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_POC, p), RSEQ_SLICE_MODE_POC);
+}
+
+/*
+ * arm64 on Linux 7.2: rseq works (the marker), the slice extension cannot
+ * be configured (CONFIG_RSEQ_SLICE_EXTENSION needs GENERIC_ENTRY, which
+ * arm64 does not select; shared/docs/rseq-slice-abi.md), so the prctl
+ * fails with EINVAL, which probe_fill turns into "unavailable" whatever
+ * the feature size (struct rseq is generic: 33 bytes on 7.2 as on
+ * x86_64).  auto must resolve to measure; on a later arm64 kernel that
+ * enables the extension, to upstream, as on x86_64.  The decision itself
+ * looks at no architecture: the same test runs in both unit builds.
+ */
+TEST(Resolve, Arm64KernelWithoutSliceExtension)
+{
+	for (uint32_t fs : {28u, 32u, 33u})
+	{
+		rseq_slice_probe p = Probe(1, fs, RSEQ_SLICE_EXT_UNAVAILABLE);
+		std::string why;
+
+		p.slice_errno = EINVAL;
+		EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_AUTO, p, &why), RSEQ_SLICE_MODE_MEASURE) << "fs " << fs;
+		EXPECT_NE(why.find("no slice extension"), std::string::npos) << why;
+		EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_UPSTREAM, p), RSEQ_SLICE_MODE_MEASURE);
+		EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_MEASURE, p), RSEQ_SLICE_MODE_MEASURE);
+		EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_OFF, p), RSEQ_SLICE_MODE_OFF);
+	}
+	/* the day arm64 grants: auto is upstream, unchanged */
+	rseq_slice_probe p = Probe(1, 33, RSEQ_SLICE_EXT_ENABLED);
+
+	EXPECT_EQ(Resolve(RSEQ_SLICE_MODE_AUTO, p), RSEQ_SLICE_MODE_UPSTREAM);
 }
 
 /* Kernel with the feature but not enabled / disabled: measure, poc refused. */

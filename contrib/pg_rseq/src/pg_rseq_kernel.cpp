@@ -208,7 +208,11 @@ RseqBackendState(FunctionCallInfo fcinfo)
 		row.SetText(kStateRseqCsKind, RseqCsKind(rseq_cs));
 		if (addresses)
 		{
-			/* an address (or 0); below 2^63 on x86_64, so a plain bigint */
+			/*
+			 * an address (or 0); user addresses are below 2^63 on x86_64
+			 * and arm64 (at most 57- and 52-bit virtual addresses), so a
+			 * plain bigint
+			 */
 			row.Set(kStateRseqCs, Int64GetDatum(static_cast<int64>(rseq_cs)));
 #if PG_RSEQ_PATCHED
 			row.Set(kStateMarker, Int64GetDatum(static_cast<int64>(PgRseqState.marker)));
