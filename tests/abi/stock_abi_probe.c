@@ -27,6 +27,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type_d.h"
 #include "fmgr.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
