@@ -144,6 +144,18 @@ def par_section(steps, models, out):
     """the par_loop tables (issue 26 item 1); adds "par" to out["models"]"""
     if not any(s["par"] for s in steps.values()):
         return
+    rs = [(n, s["rounds"]) for n, s in steps.items() if s.get("rounds")]
+    if rs:
+        print("## Rounds of parallel guest time (qemu's own count, `.guest/qemu-stderr`)\n")
+        print("The whole boot: rounds closed, the share cut short by a timer deadline, the share in which every vCPU "
+              "idled before the round's end, and the mean round [guest instructions].\n")
+        print("| step | quantum | rounds | cut by a deadline | all idle before the end | mean round |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for n, r in rs:
+            k = r["rounds"] or 1
+            print(f"| {n} | {r['quantum']} | {fmt(r['rounds'])} | {pct(r['shortened'] / k)} | {pct(r['idle'] / k)} | {fmt(r['instructions'] / k, 1)} |")
+            out["models"][steps[n]["model"]].setdefault("rounds", {})[n] = r
+        print()
     print("## par_loop: instructions per guest ns of each busy vCPU, and parallel scaling\n")
     print("`probes/par_loop`: one thread, then one pinned thread per vCPU, each running an exactly counted loop (2 instructions "
           "per iteration) for the rate phase; rate = loop instructions / guest ns of the thread's own window (the guest kernel's "
@@ -236,6 +248,16 @@ def main(labdir):
                          "k_yield_frac": num(k.get("syield")) / kg if kg else NAN})
         s["runs"] = runs
         s["par"] = read_csv(os.path.join(d, "par.csv"))
+        # qemu's round statistics (icount-parallel-time.patch, printed at exit)
+        s["rounds"] = None
+        qe = os.path.join(d, ".guest", "qemu-stderr")
+        if os.path.exists(qe):
+            with open(qe, errors="replace") as f:
+                for line in f:
+                    m = re.search(r"qemu icount parallel: quantum (\d+) instructions, (\d+) rounds \((\d+) shortened by a timer deadline, "
+                                  r"(\d+) with every vCPU idle before the end\), (\d+) instructions of guest time by rounds", line)
+                    if m:
+                        s["rounds"] = dict(zip(("quantum", "rounds", "shortened", "idle", "instructions"), map(int, m.groups())))
         s["hostmark"] = {}
         for t in sorted({r["threads"] for r in s["par"]}):
             a, b = (os.path.join(d, f"hostmark-t{t}-{x}.txt") for x in ("start", "end"))
