@@ -6,8 +6,9 @@ icountV, rrV, parV (V 1..8), tcg1, tcg2), each holding qemu-settings.txt
 (run-in-guest), host-load.csv, facts.txt, gaps.csv (probes/vcpu_gaps -c),
 micro.csv (extend-sched --csv), micro-stats.csv (kernel rseq/stats
 difference per extend-sched call), and when par_loop ran: par.csv
-(probes/par_loop -o) and hostmark-tT-start.txt / -end.txt (content: guest
-uptime [s]; file mtime: host time [s]); LABDIR/steps.csv (steplib.sh).
+(probes/par_loop -o) and hostmark-tT-start.txt / -end.txt (file mtime: host
+time [s]); LABDIR/steps.csv (steplib.sh), LABDIR/lab-settings.txt
+(par_secs, stale_secs, par_reps: par_loop's running guest seconds).
 
 Output:
   stdout (Markdown, the lab writes it to LABDIR/summary.md):
@@ -162,7 +163,8 @@ def par_section(steps, models, out):
           "own work on that vCPU, e.g. the 1 kHz tick, is not counted, so a vCPU at exactly 1 instruction per ns shows a little "
           "less). scaling = aggregate of the nCPU-thread run / the 1-thread rate of the same boot. stale = own clock minus the "
           "next vCPU's last published clock reading (how long ago it was last seen to progress). host s / guest s: host time "
-          "(mtime of the hostmark files) per guest second while the par_loop runs.\n")
+          "between the hostmark files (their mtimes) per guest second of par_loop's running phases "
+          "(reps x (rate + stale phase), from `lab-settings.txt`): 1 busy vCPU, then nCPU busy; it follows the host's load.\n")
     print("| step | vCPUs | reps | 1 thread insn/ns | per-thread insn/ns at nCPU: mean [min..max] | aggregate insn/ns | scaling | scaling / nCPU | stale p50 / p99 / max ns | host s / guest s, 1 busy | nCPU busy |")
     print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |")
     for name, s in steps.items():
@@ -206,7 +208,17 @@ def par_section(steps, models, out):
     print()
 
 
+PAR_SET = {}
+
+
 def main(labdir):
+    # par_loop's durations (clock-lab's lab-settings.txt: par_secs=, stale_secs=, par_reps=)
+    PAR_SET.update(par_secs=NAN, stale_secs=NAN, par_reps=NAN)
+    sp = os.path.join(labdir, "lab-settings.txt")
+    if os.path.exists(sp):
+        with open(sp) as f:
+            for m in re.finditer(r"\b(par_secs|stale_secs|par_reps)=([0-9.]+)", f.read()):
+                PAR_SET[m.group(1)] = float(m.group(2))
     steps = OrderedDict()
     for d in sorted(glob.glob(os.path.join(labdir, "*"))):
         name = os.path.basename(d)
@@ -258,12 +270,17 @@ def main(labdir):
                                   r"(\d+) with every vCPU idle before the end\), (\d+) instructions of guest time by rounds", line)
                     if m:
                         s["rounds"] = dict(zip(("quantum", "rounds", "shortened", "idle", "instructions"), map(int, m.groups())))
+        # host s per busy guest s of each par_loop call: host time between
+        # the hostmark files' mtimes / the guest seconds the call spends
+        # running (reps x (rate + stale phase + the 1-ms start of each), from
+        # LABDIR/lab-settings.txt): the guest's uptime between the marks also
+        # holds idle warps (loading par_loop over 9p), which cost no host time
         s["hostmark"] = {}
         for t in sorted({r["threads"] for r in s["par"]}):
             a, b = (os.path.join(d, f"hostmark-t{t}-{x}.txt") for x in ("start", "end"))
             if os.path.exists(a) and os.path.exists(b):
-                with open(a) as fa, open(b) as fb:
-                    g = num(fb.read().strip()) - num(fa.read().strip())
+                stale = PAR_SET["stale_secs"] if int(t) > 1 and PAR_SET["stale_secs"] > 0 else 0.0
+                g = PAR_SET["par_reps"] * (PAR_SET["par_secs"] + 0.001 + (stale + 0.001 if stale else 0.0))
                 s["hostmark"][t] = (os.stat(b).st_mtime - os.stat(a).st_mtime) / g if g > 0 else NAN
 
     print(f"# Clock lab summary: `{os.path.basename(os.path.abspath(labdir))}`\n")
