@@ -39,7 +39,8 @@
 rr_quantum_ok() {
     [[ ${1:-} =~ ^(0|[1-9][0-9]{3,4})$ ]] && { [ "$1" = 0 ] || { [ "$1" -ge 1024 ] && [ "$1" -le 65535 ]; }; }
 }
-# lab_qemu BUILDDIR: make sure the rr model's qemu is there: nothing if
+# lab_qemu BUILDDIR: make sure the lab's patched qemu (the rr and parallel
+# models: --rr-quantum, --clock parallel) is there: nothing if
 # KERNEL_LAB_QEMU names one, else bench/kernel-lab/build-qemu into
 # BUILDDIR/qemu-rr (cached by its stamp: under a second when up to date)
 lab_qemu() {

@@ -1,10 +1,13 @@
 """analyse summarise clock LABDIR: summary of a clock-lab run (bench/kernel-lab/clock-lab).
 
 Input: LABDIR with one folder per guest step (MODEL-bN, MODEL-hog; MODEL =
-icount1, icount2, rr2, tcg1, tcg2), each holding qemu-settings.txt (run-in-guest),
-host-load.csv, facts.txt, gaps.csv (probes/vcpu_gaps -c), micro.csv
-(extend-sched --csv), micro-stats.csv (kernel rseq/stats difference per
-extend-sched call); LABDIR/steps.csv (steplib.sh).
+icountV, rrV, parV (V 1..8), tcg1, tcg2), each holding qemu-settings.txt
+(run-in-guest), host-load.csv, facts.txt, gaps.csv (probes/vcpu_gaps -c),
+micro.csv (extend-sched --csv), micro-stats.csv (kernel rseq/stats
+difference per extend-sched call), and when par_loop ran: par.csv
+(probes/par_loop -o) and hostmark-tT-start.txt / -end.txt (file mtime: host
+time [s]); LABDIR/steps.csv (steplib.sh), LABDIR/lab-settings.txt
+(par_secs, stale_secs, par_reps: par_loop's running guest seconds).
 
 Output:
   stdout (Markdown, the lab writes it to LABDIR/summary.md):
@@ -21,16 +24,33 @@ Output:
       figure over the repetitions within a boot (mean over boots) and over
       the boot means (across boots); -hog boots are left out of it
     - host load check per model: the -hog boot / the mean of the other boots
+    - par_loop per boot (issue 26 item 1): loop instructions per guest ns of
+      the 1-thread run and of every thread of the nCPU-thread run (mean,
+      min, max over threads and repetitions), the aggregate of the nCPU run,
+      scaling = aggregate / the 1-thread rate of the same boot, and scaling
+      / nCPU; how stale the next vCPU's progress looks (p50, p99, max [ns]);
+      host s per guest s while 1 and nCPU threads run (hostmark files);
+      per model the spread within and across boots, and the targets of
+      issue 26 (every thread's rate in [0.98, 1.02], scaling >= 0.95 nCPU,
+      stale p99 <= 2 quanta)
   LABDIR/summary.json: the same figures, machine-readable:
     {"models": {MODEL: {"clock", "vcpus", "icount_shift", "boots": [STEP...],
       "probe": {METRIC: {"per_boot": {STEP: mean}, "within_cv", "across_cv"}},
       "micro": {LOCK: {MODE: {METRIC: {...same...}}}},
       "host_load_check": {"hog_step", "host_load1_hog", "host_load1_others",
-                          METRIC: hog / others}}}}
+                          METRIC: hog / others},
+      "par": {"per_boot": {STEP: {"rate_1", "rate_n_mean", "rate_n_min",
+                 "rate_n_max", "aggregate_n", "scaling", "scaling_per_vcpu",
+                 "stale_p50_ns", "stale_p99_ns", "stale_max_ns",
+                 "host_s_per_guest_s_1", "host_s_per_guest_s_n"}},
+              METRIC: {"within_cv", "across_cv"} for rate_n_mean, aggregate_n,
+              "targets": {"rate_in_0.98_1.02", "scaling_ge_0.95n",
+                          "stale_p99_le_2q", "quantum"}}}}}
 Exit status: 0; 1 no step folder or unreadable input; 2 usage.
 """
 import glob
 import json
+import math
 import os
 import re
 import sys
@@ -40,7 +60,7 @@ from .files import kv_file, read_csv
 from .stats import NAN, clean, cv, fmt, mean, num, pct
 
 nan_none = clean
-STEP_RE = re.compile(r"^(icount|rr|tcg)([12])-(b\d+|hog)$")
+STEP_RE = re.compile(r"^(icount|rr|par|tcg)([1-8])-(b\d+|hog)$")
 
 
 PROBE_METRICS = [("mean_running", "mean running vCPUs", 3), ("all_run_frac", "all vCPUs progressing", 3),
@@ -52,7 +72,109 @@ MICRO_METRICS = [("entries_per_s", "entries/s", 0), ("wait_ns_per_entry", "wait 
                  ("k_expire_frac", "s_expired / s_granted", 3), ("k_yield_frac", "s_yielded / s_granted", 3)]
 
 
+def par_boot(s):
+    """par_loop figures of one boot (a dict; NaN where missing)"""
+    rows = s["par"]
+    th = lambda r: r["thread"] != "all"
+    one = [num(r["insn_per_ns"]) for r in rows if r["threads"] == "1" and th(r)]
+    nmax = max([int(r["threads"]) for r in rows], default=0)
+    many = [r for r in rows if int(r["threads"]) == nmax and nmax > 1]
+    rn = [num(r["insn_per_ns"]) for r in many if th(r)] or one
+    agg = [num(r["insn_per_ns"]) for r in many if not th(r)] or one
+    allr = [r for r in many if not th(r)]
+    rate_1, aggregate = mean(one), mean(agg)
+    scaling = aggregate / rate_1 if rate_1 else NAN
+    return OrderedDict(
+        threads=nmax or 1, reps=len(agg), rate_1=rate_1, rate_n_mean=mean(rn),
+        rate_n_min=min(rn) if rn else NAN, rate_n_max=max(rn) if rn else NAN,
+        aggregate_n=aggregate, scaling=scaling, scaling_per_vcpu=scaling / (nmax or 1),
+        stale_p50_ns=mean([num(r["stale_p50_ns"]) for r in allr]),
+        stale_p99_ns=max([num(r["stale_p99_ns"]) for r in allr], default=NAN),
+        stale_max_ns=max([num(r["stale_max_ns"]) for r in allr], default=NAN),
+        host_s_per_guest_s_1=s["hostmark"].get("1", NAN),
+        host_s_per_guest_s_n=s["hostmark"].get(str(nmax), NAN) if nmax > 1 else s["hostmark"].get("1", NAN),
+        agg_per_rep=agg, rate_n_per_rep=[mean([num(r["insn_per_ns"]) for r in many if th(r) and r["rep"] == rep])
+                                        for rep in sorted({r["rep"] for r in many})] or one)
+
+
+def par_section(steps, models, out):
+    """the par_loop tables (issue 26 item 1); adds "par" to out["models"]"""
+    if not any(s["par"] for s in steps.values()):
+        return
+    rs = [(n, s["rounds"]) for n, s in steps.items() if s.get("rounds")]
+    if rs:
+        print("## Rounds of parallel guest time (qemu's own count, `.guest/qemu-stderr`)\n")
+        print("The whole boot: rounds closed, the share cut short by a timer deadline, the share in which every vCPU "
+              "idled before the round's end, and the mean round [guest instructions].\n")
+        print("| step | quantum | rounds | cut by a deadline | all idle before the end | mean round |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for n, r in rs:
+            k = r["rounds"] or 1
+            print(f"| {n} | {r['quantum']} | {fmt(r['rounds'])} | {pct(r['shortened'] / k)} | {pct(r['idle'] / k)} | {fmt(r['instructions'] / k, 1)} |")
+            out["models"][steps[n]["model"]].setdefault("rounds", {})[n] = r
+        print()
+    print("## par_loop: instructions per guest ns of each busy vCPU, and parallel scaling\n")
+    print("`probes/par_loop`: one thread, then one pinned thread per vCPU, each running an exactly counted loop (2 instructions "
+          "per iteration) for the rate phase; rate = loop instructions / guest ns of the thread's own window (the guest kernel's "
+          "own work on that vCPU, e.g. the 1 kHz tick, is not counted, so a vCPU at exactly 1 instruction per ns shows a little "
+          "less). scaling = aggregate of the nCPU-thread run / the 1-thread rate of the same boot. stale = own clock minus the "
+          "next vCPU's last published clock reading (how long ago it was last seen to progress). host s / guest s: host time "
+          "between the hostmark files (their mtimes) per guest second of par_loop's running phases "
+          "(reps x (rate + stale phase), from `lab-settings.txt`): 1 busy vCPU, then nCPU busy; it follows the host's load.\n")
+    print("| step | vCPUs | reps | 1 thread insn/ns | per-thread insn/ns at nCPU: mean [min..max] | aggregate insn/ns | scaling | scaling / nCPU | stale p50 / p99 / max ns | host s / guest s, 1 busy | nCPU busy |")
+    print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |")
+    for name, s in steps.items():
+        if not s["par"]:
+            continue
+        b = s["parb"] = par_boot(s)
+        print(f"| {name} | {b['threads']} | {b['reps']} | {fmt(b['rate_1'], 4)} | {fmt(b['rate_n_mean'], 4)} [{fmt(b['rate_n_min'], 4)}..{fmt(b['rate_n_max'], 4)}] | "
+              f"{fmt(b['aggregate_n'], 3)} | {fmt(b['scaling'], 3)} | {fmt(b['scaling_per_vcpu'], 4)} | "
+              f"{fmt(b['stale_p50_ns'])} / {fmt(b['stale_p99_ns'])} / {fmt(b['stale_max_ns'])} | {fmt(b['host_s_per_guest_s_1'], 2)} | {fmt(b['host_s_per_guest_s_n'], 2)} |")
+    print()
+    print("Per model: spread (CV within a boot = over its repetitions, mean over boots; across = over the boot means, "
+          "`-hog` boots left out) and issue 26's targets: every thread's rate of every repetition in [0.98, 1.02] "
+          "(the per-thread min and max over all boots), scaling / nCPU >= 0.95 in every boot, stale p99 <= 2 quanta "
+          "(par models; quantum from qemu-settings.txt).\n")
+    print("| model | boots | per-thread insn/ns min..max | within CV | across CV | scaling / nCPU per boot | aggregate within CV | across CV | stale p99 max ns | rate in [0.98, 1.02] | scaling >= 0.95 N | stale p99 <= 2 quanta |")
+    print("| --- | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | --- |")
+    yn = lambda v: "n/a" if v is None else ("yes" if v else "**no**")
+    for model, names in models.items():
+        bn = [n for n in names if steps[n]["kind"] != "hog" and steps[n]["par"]]
+        if not bn:
+            continue
+        bs = [steps[n]["parb"] for n in bn]
+        q = num(steps[bn[0]]["set"].get("par_quantum"))
+        shift = num(steps[bn[0]]["set"].get("icount_shift"))
+        lo, hi = min(b["rate_n_min"] for b in bs), max(b["rate_n_max"] for b in bs)
+        stale99 = max(b["stale_p99_ns"] for b in bs)
+        w_rate = mean([cv(b["rate_n_per_rep"]) for b in bs])
+        a_rate = cv([b["rate_n_mean"] for b in bs])
+        w_agg = mean([cv(b["agg_per_rep"]) for b in bs])
+        a_agg = cv([b["aggregate_n"] for b in bs])
+        quantum_ns = q * 2 ** shift if not math.isnan(q) and not math.isnan(shift) else NAN
+        tg = OrderedDict([("quantum", nan_none(q)), ("rate_in_0.98_1.02", bool(lo >= 0.98 and hi <= 1.02)),
+                          ("scaling_ge_0.95n", bool(all(b["scaling_per_vcpu"] >= 0.95 for b in bs))),
+                          ("stale_p99_le_2q", None if math.isnan(quantum_ns) or math.isnan(stale99) else bool(stale99 <= 2 * quantum_ns))])
+        out["models"][model]["par"] = OrderedDict(
+            per_boot={n: OrderedDict((k, nan_none(v)) for k, v in steps[n]["parb"].items() if not isinstance(v, list)) for n in bn},
+            rate_n_mean={"within_cv": nan_none(w_rate), "across_cv": nan_none(a_rate)},
+            aggregate_n={"within_cv": nan_none(w_agg), "across_cv": nan_none(a_agg)}, targets=tg)
+        print(f"| {model} | {len(bn)} | {fmt(lo, 4)}..{fmt(hi, 4)} | {pct(w_rate)} | {pct(a_rate)} | {', '.join(fmt(b['scaling_per_vcpu'], 4) for b in bs)} | "
+              f"{pct(w_agg)} | {pct(a_agg)} | {fmt(stale99)} | {yn(tg['rate_in_0.98_1.02'])} | {yn(tg['scaling_ge_0.95n'])} | {yn(tg['stale_p99_le_2q'])} |")
+    print()
+
+
+PAR_SET = {}
+
+
 def main(labdir):
+    # par_loop's durations (clock-lab's lab-settings.txt: par_secs=, stale_secs=, par_reps=)
+    PAR_SET.update(par_secs=NAN, stale_secs=NAN, par_reps=NAN)
+    sp = os.path.join(labdir, "lab-settings.txt")
+    if os.path.exists(sp):
+        with open(sp) as f:
+            for m in re.finditer(r"\b(par_secs|stale_secs|par_reps)=([0-9.]+)", f.read()):
+                PAR_SET[m.group(1)] = float(m.group(2))
     steps = OrderedDict()
     for d in sorted(glob.glob(os.path.join(labdir, "*"))):
         name = os.path.basename(d)
@@ -63,7 +185,8 @@ def main(labdir):
         print(f"analyse summarise clock: no step folders (MODEL-bN, MODEL-hog with qemu-settings.txt) in {labdir}", file=sys.stderr)
         return 1
     # order: model, then b1, b2, ..., hog
-    order = {"icount1": 0, "icount2": 1, "rr2": 2, "tcg1": 3, "tcg2": 4}
+    corder = {"icount": 0, "rr": 1, "par": 2, "tcg": 3}
+    order = {f"{c}{v}": 10 * i + v for c, i in corder.items() for v in range(1, 9)}
     steps = OrderedDict(sorted(steps.items(), key=lambda kv: (order[kv[1]["model"]], kv[1]["kind"] == "hog",
                                                               int(kv[1]["kind"][1:]) if kv[1]["kind"] != "hog" else 0)))
     for name, s in steps.items():
@@ -92,6 +215,29 @@ def main(labdir):
                          "k_expire_frac": num(k.get("sexpir")) / kg if kg else NAN,
                          "k_yield_frac": num(k.get("syield")) / kg if kg else NAN})
         s["runs"] = runs
+        s["par"] = read_csv(os.path.join(d, "par.csv"))
+        # qemu's round statistics (icount-parallel-time.patch, printed at exit)
+        s["rounds"] = None
+        qe = os.path.join(d, ".guest", "qemu-stderr")
+        if os.path.exists(qe):
+            with open(qe, errors="replace") as f:
+                for line in f:
+                    m = re.search(r"qemu icount parallel: quantum (\d+) instructions, (\d+) rounds \((\d+) shortened by a timer deadline, "
+                                  r"(\d+) with every vCPU idle before the end\), (\d+) instructions of guest time by rounds", line)
+                    if m:
+                        s["rounds"] = dict(zip(("quantum", "rounds", "shortened", "idle", "instructions"), map(int, m.groups())))
+        # host s per busy guest s of each par_loop call: host time between
+        # the hostmark files' mtimes / the guest seconds the call spends
+        # running (reps x (rate + stale phase + the 1-ms start of each), from
+        # LABDIR/lab-settings.txt): the guest's uptime between the marks also
+        # holds idle warps (loading par_loop over 9p), which cost no host time
+        s["hostmark"] = {}
+        for t in sorted({r["threads"] for r in s["par"]}):
+            a, b = (os.path.join(d, f"hostmark-t{t}-{x}.txt") for x in ("start", "end"))
+            if os.path.exists(a) and os.path.exists(b):
+                stale = PAR_SET["stale_secs"] if int(t) > 1 and PAR_SET["stale_secs"] > 0 else 0.0
+                g = PAR_SET["par_reps"] * (PAR_SET["par_secs"] + 0.001 + (stale + 0.001 if stale else 0.0))
+                s["hostmark"][t] = (os.stat(b).st_mtime - os.stat(a).st_mtime) / g if g > 0 else NAN
 
     print(f"# Clock lab summary: `{os.path.basename(os.path.abspath(labdir))}`\n")
     print("Generated by `bench/kernel-lab/analyse summarise clock` from the step folders next to this file. "
@@ -99,13 +245,13 @@ def main(labdir):
           "sampled every 5 s during the boot (2 host CPUs).\n")
 
     print("## Boots\n")
-    print("| step | clock | icount shift | rr quantum | vCPUs | kernel | host load mean (max) | host s | guest s | host s / guest s | clocksource |")
-    print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |")
+    print("| step | clock | icount shift | rr quantum | par quantum | vCPUs | kernel | host load mean (max) | host s | guest s | host s / guest s | clocksource |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |")
     for name, s in steps.items():
         q, f = s["set"], s["facts"]
         hs, gs = num(q.get("elapsed_s")), num(f.get("guest_uptime_end_s"))
         cs = f.get("clocksource", "?").split(" (")[0]
-        print(f"| {name} | {q.get('clock', '?')} | {q.get('icount_shift', '?')} | {q.get('rr_quantum', '0' if q.get('clock') == 'icount' else 'NA')} | {q.get('smp', '?')} | {q.get('kernel_version', '?').split(' ')[0]} | "
+        print(f"| {name} | {q.get('clock', '?')} | {q.get('icount_shift', '?')} | {q.get('rr_quantum', '0' if q.get('clock') == 'icount' else 'NA')} | {q.get('par_quantum', 'NA')} | {q.get('smp', '?')} | {q.get('kernel_version', '?').split(' ')[0]} | "
               f"{fmt(s['load_mean'], 2)} ({fmt(s['load_max'], 2)}) | {fmt(hs)} | {fmt(gs, 1)} | {fmt(hs / gs if gs else NAN, 2)} | {cs} |")
     first = next(iter(steps.values()))["set"]
     print(f"\nqemu command line of the first boot (`{next(iter(steps))}/qemu-settings.txt`; every boot's is in its own file):\n")
@@ -222,6 +368,8 @@ def main(labdir):
         print(f"| {model} | {fmt(h['load_mean'], 2)} | {fmt(chk['host_load1_others'] or NAN, 2)} | {fmt(chk['slowdown'] or NAN, 2)} | "
               f"{fmt(chk['mean_running'] or NAN, 3)} | {fmt(chk['ns_per_iter'] or NAN, 3)} | " + " | ".join(cells) + " |")
     print()
+
+    par_section(steps, models, out)
 
     sp = os.path.join(labdir, "steps.csv")
     if os.path.exists(sp):
