@@ -107,6 +107,13 @@ COST_RE = re.compile(r'^[0-9+\-*]')
 NAME_RE = re.compile(r'^\((\d+)\)(?: (.*))?$')
 
 
+# The patched server's buffer header lock is LockBufHdrSection (its headers
+# map LockBufHdr to it; the exported LockBufHdr keeps stock behaviour for
+# stock-built extensions and is not called by the server itself): the
+# tables compare it with stock's LockBufHdr under that name.
+ALIASES = {'LockBufHdrSection': 'LockBufHdr'}
+
+
 class Profile:
     def __init__(self, path):
         self.path = path
@@ -123,9 +130,9 @@ class Profile:
         def resolve(spec):
             m = NAME_RE.match(spec)
             if not m:
-                return spec
+                return ALIASES.get(spec, spec)
             if m.group(2) is not None:
-                names[m.group(1)] = m.group(2)
+                names[m.group(1)] = ALIASES.get(m.group(2), m.group(2))
             return names.get(m.group(1), '(' + m.group(1) + ')')
 
         fn = None
