@@ -26,6 +26,9 @@ ratio statistics (analysis/stats.py) behind every summary.
   plot results SUMMARY_JSON OUT.png
         the auto/stock paired ratios with their 95 % intervals of a
         consolidated summary.json, one row per workload and vCPU count
+  plot scaling SUMMARY_JSON OUT.png
+        auto/stock against the vCPU count: the "scaling" series of a
+        consolidated summary.json (rows of parallel guest time)
 
 `summarize` is accepted for `summarise`. `analyse COMMAND [KIND] --help`
 prints the inputs, outputs (with units) and exit statuses of that command.

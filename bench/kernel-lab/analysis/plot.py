@@ -12,9 +12,16 @@ one horizontal bar per workload and vCPU count from lo to hi with a dot at
 the mean, a line at 1.0 (no change); x axis: throughput ratio [tps / tps];
 the title names the clock and slice_ext_nsec of the file. Prints OUT.png's
 path on stdout.
+
+analyse plot scaling SUMMARY_JSON OUT.png: the same file's "scaling"
+series (the rows of parallel guest time: analyse summarise results) as a
+curve: x = vCPUs (2, 4, 8 on a log2 axis), y = auto/stock (extend-sched:
+upstream/measure) with its 95 % interval as an error bar, one line per
+series and preemption model, a line at 1.0. Prints OUT.png's path.
+
 Exit status: 0 written; 1 unreadable or wrongly shaped SUMMARY_JSON, no
-workload with a ratio, matplotlib missing (Debian python3-matplotlib), OUT
-not writable; 2 usage.
+workload with a ratio (results) or no scaling series (scaling), matplotlib
+missing (Debian python3-matplotlib), OUT not writable; 2 usage.
 """
 import json
 import sys
@@ -40,7 +47,70 @@ def rows_of(d):
     return out
 
 
+def series_of(d):
+    """[(label, [(vcpus, mean, lo, hi)])] of a consolidated summary.json's
+    "scaling" list, points without a ratio left out."""
+    if not isinstance(d, dict) or not isinstance(d.get("scaling"), list):
+        raise ValueError("not a consolidated summary.json with a 'scaling' list (analyse summarise results)")
+    out = []
+    for g in d["scaling"]:
+        pts = []
+        for p in g.get("points", []):
+            r = p.get("tps_ratio") or {}
+            if r.get("mean") is None:
+                continue
+            lo = r["lo"] if r.get("lo") is not None else r["mean"]
+            hi = r["hi"] if r.get("hi") is not None else r["mean"]
+            pts.append((int(p["vcpus"]), float(r["mean"]), float(lo), float(hi)))
+        if pts:
+            ratio = (g.get("points") or [{}])[0].get("ratio", "auto/stock")
+            out.append((f"{g.get('series')} ({ratio}{', ' + g['preempt'] if g.get('preempt') else ''})", pts))
+    if not out:
+        raise ValueError("no scaling series with a throughput ratio")
+    return out
+
+
+def plot_scaling(d, path, plt):
+    series = series_of(d)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    n = len(series)
+    for i, (label, pts) in enumerate(series):
+        # spread the series a little along x so that the error bars do not hide each other
+        off = 2 ** ((i - (n - 1) / 2) * 0.03)
+        xs = [p[0] * off for p in pts]
+        ax.errorbar(xs, [p[1] for p in pts], yerr=[[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]],
+                    marker="o", capsize=3, label=label)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    vs = sorted({p[0] for _, pts in series for p in pts})
+    ax.set_xticks(vs)
+    ax.set_xticklabels([str(v) for v in vs])
+    ax.set_xlabel("vCPUs (parallel guest time: each busy vCPU at one instruction per guest ns)")
+    ax.set_ylabel("throughput ratio, geometric mean and 95 % interval")
+    ax.set_title("pg_rseq in the kernel lab: auto/stock against the vCPU count", fontsize=10)
+    ax.grid(linestyle=":", linewidth=0.5)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "scaling":
+        with open(argv[2]) as f:
+            try:
+                d = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{argv[2]}: not JSON: {e}")
+        series_of(d)
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise OSError("matplotlib is not installed (apt-get install python3-matplotlib)")
+        plot_scaling(d, argv[3], plt)
+        print(argv[3])
+        return 0
     if len(argv) != 4 or argv[1] != "results":
         print(__doc__, file=sys.stderr)
         return 2

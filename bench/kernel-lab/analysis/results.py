@@ -15,14 +15,20 @@ git does not know as unknown; without the line nothing is marked. `#` starts a c
 spaces (shell words). Each FOLDER must hold the summary.json that
 bench/kernel-lab/analyse summarise payoff wrote (payoff-lab runs it); its
 commands.log (the command) and summary.md (provenance) are read if there
-(else those fields are null). All folders must use the same clock. A workload
-(name and vCPU count) may come from one folder only: the sources file says
-which run stands for it.
+(else those fields are null). Folders may use different clock models and
+preemption models (each row names its own). A workload (name, vCPU count,
+clock and preemption model) may come from one folder only: the sources file
+says which run stands for it.
 
 Writes OUTDIR/summary.json:
-  {"clock": "icount", "slice_ext_nsec": N (the most common one),
+  {"clock": "icount" (the folders' clocks, "/"-joined when they differ),
+   "slice_ext_nsec": N (the most common one),
    "workloads": [{"name", "vcpus", "clock", "rr_quantum" (0 = qemu's own
-     vCPU turns, N = rr2's N-instruction turns), "slice_ext_nsec" [ns],
+     vCPU turns, N = rr2's N-instruction turns), "par_quantum" (parallel
+     guest time: instructions per vCPU and round; null for icount),
+     "model" (the short label of the table: icount, rrN or parN),
+     "preempt" (preemption model in force, e.g. lazy or none; null where
+     the folder's summary.json does not say), "slice_ext_nsec" [ns],
      "clients", "hogs", "rounds", "secs" [s],
      "desched_per_1000_sections": {"measure": x, "auto": y} [counts],
      "desched_ratio_auto_measure" [ratio], "grant_yield_fraction"
@@ -30,6 +36,12 @@ Writes OUTDIR/summary.json:
      "tps_ratio_auto_stock": {"mean", "lo", "hi"} (geometric mean of the
      per-round ratios, 95 % t interval), "tps_ratio_auto_measure",
      "tps_ratio_measure_stock" (same shape, or null),
+     "tps_mean": {"stock", "measure", "auto"} [transactions/s, mean over the
+     recorded runs; extend-sched: entries/s of measure and upstream],
+     "waits_stock", "waits_measure": {"cpu", "lwlock", "spin"} (shares of
+     the sampled active client backends on CPU, waiting on an LWLock, in
+     SpinDelay, i.e. s_lock's or a buffer header lock's spin delay; null
+     where not sampled),
      "tps_median_auto_stock": {"median", "lo", "hi", "conf", "n"} (the
      median of the per-round ratios with its distribution-free interval,
      analyse summarise payoff; null where the folder's summary.json predates it),
@@ -42,12 +54,32 @@ Writes OUTDIR/summary.json:
      null: unknown commit or no @lock-path line)}, ...],
    "targets": [every target row of the sources' summary.json files, with
      "source" and "lock_path_current"], "sources": [folders],
-   "lock_path_commits": [the @lock-path commits]}
+   "lock_path_commits": [the @lock-path commits],
+   "scaling": [{"series" (workload name with a hog count hN written hH:
+     the same workload scaled with the vCPUs), "preempt", "points":
+     [{"vcpus", "tps_ratio_auto_stock" (or upstream/measure for
+     extend-sched), "source"}], "trend": "rises" (lower bound at the most
+     vCPUs above the upper bound at the fewest) | "falls" | "flat" (the
+     intervals overlap) | null (one point)}]: the rows of parallel guest
+     time, by vCPU count,
+   "scale_targets": [{"target", "workload", "value", "goal", "met"}]: on
+     the parallel rows, pay-off at 8 vCPUs (auto/stock >= 1.25 with the
+     lower 95 % bound > 1.10, deschedules auto/measure <= 0.1, and at
+     slice_ext_nsec 5000 grant_yield_fraction >= 0.9) and nothing slower
+     (lower bound of auto/stock >= 0.98),
+   "preemption_models": [{"workload", "vcpus", "model", "stock_lazy_over_none"
+     {"mean", "lo", "hi"} (ratio of the stock arm's mean tps with 7.2's lazy
+     preemption to that under preempt=none, 95 % interval on the log ratio
+     from each mean's standard error, Welch's degrees of freedom),
+     "auto_lazy_over_stock_none" (the same for auto under lazy),
+     "spin_share_stock" {"lazy", "none"}, "lwlock_share_stock" {"lazy",
+     "none"}}]: every (workload, vCPUs, clock) measured under both lazy and
+     none}
 and OUTDIR/summary.md (the same as tables).
 
 Exit status: 0 written; 1 a folder, its summary.json or a named workload is
 missing or unreadable, a @lock-path commit is not a commit of that checkout, a summary.json has another shape, a workload is
-named twice, the clocks differ, or OUTDIR cannot be written; 2 usage.
+named twice, or OUTDIR cannot be written; 2 usage.
 Source of the fields: analyse summarise payoff (bench/kernel-lab/analyse summarise payoff
 --help), which computes them from runs.csv.
 """
@@ -257,6 +289,130 @@ def lock_path_label(current, missing, commits):
     return "older" + (" (no " + ", ".join(missing) + ")" if missing else "")
 
 
+def model_label(clock, rrq, parq):
+    """The table's short name of a clock model: icount (qemu's own vCPU
+    turns), rrN (icount, N-instruction turns), parN (parallel guest time,
+    N-instruction rounds), else the clock's name."""
+    if clock == "icount":
+        return "icount" if not rrq else f"rr{rrq}"
+    if clock == "parallel":
+        return f"par{parq}" if parq else "parallel"
+    return str(clock)
+
+
+def series_of(name):
+    """A workload's name with its hog count written hH (hotlock-h32-5us ->
+    hotlock-hH-5us): payoff-lab scales the hogs with the vCPUs, so the rows
+    of one series differ only in size; h0 (no hogs) stays."""
+    return re.sub(r"-h[1-9][0-9]*-", "-hH-", name)
+
+
+def waits_of(w, arm):
+    x = (w.get("waits") or {}).get(arm)
+    if not isinstance(x, dict):
+        return None
+    return {k: x.get(k) for k in ("cpu", "lwlock", "spin")}
+
+
+def tps_of(w, arm):
+    x = (w.get("tps") or {}).get(arm)
+    return x if isinstance(x, dict) and x.get("mean") else None
+
+
+def mean_ratio(a, b):
+    """Ratio of two arms' mean tps ({"mean", "sd", "n"}) from separate boots,
+    with a 95 % interval on the log ratio: standard errors of the means
+    (sd / mean / sqrt(n) on the log scale), Welch-Satterthwaite degrees of
+    freedom, scipy's t quantile (1.96 without scipy). None if either is
+    missing."""
+    import math
+    if not a or not b or not a.get("mean") or not b.get("mean"):
+        return None
+    r = a["mean"] / b["mean"]
+    na, nb = a.get("n") or 0, b.get("n") or 0
+    if na < 2 or nb < 2 or a.get("sd") is None or b.get("sd") is None:
+        return {"mean": r, "lo": None, "hi": None}
+    va = (a["sd"] / a["mean"]) ** 2 / na
+    vb = (b["sd"] / b["mean"]) ** 2 / nb
+    se = math.sqrt(va + vb)
+    dof = (va + vb) ** 2 / ((va ** 2) / (na - 1) + (vb ** 2) / (nb - 1)) if va + vb > 0 else na + nb - 2
+    try:
+        from scipy.stats import t as tdist
+        q = float(tdist.ppf(0.975, dof))
+    except ImportError:
+        q = 1.96
+    return {"mean": r, "lo": r * math.exp(-q * se), "hi": r * math.exp(q * se)}
+
+
+def scaling(workloads):
+    """The rows of parallel guest time by series and preemption model (see
+    "scaling" in the docstring)."""
+    groups = collections.OrderedDict()
+    for w in workloads:
+        if w["clock"] != "parallel":
+            continue
+        groups.setdefault((series_of(w["name"]), w.get("preempt")), []).append(w)
+    out = []
+    for (series, pre), ws in groups.items():
+        pts = []
+        for w in sorted(ws, key=lambda x: x["vcpus"] or 0):
+            r = w["tps_ratio_auto_stock"] if w["baseline_arm"] == "stock" else w["tps_ratio_auto_measure"]
+            pts.append({"vcpus": w["vcpus"], "tps_ratio": r, "ratio": f"{w['asking_arm']}/{w['baseline_arm']}",
+                        "source": w["source"]})
+        trend = None
+        a, b = pts[0]["tps_ratio"], pts[-1]["tps_ratio"]
+        if len(pts) > 1 and a and b and None not in (a.get("lo"), a.get("hi"), b.get("lo"), b.get("hi")):
+            trend = "rises" if b["lo"] > a["hi"] else ("falls" if b["hi"] < a["lo"] else "flat")
+        out.append({"series": series, "preempt": pre, "points": pts, "trend": trend})
+    return out
+
+
+def scale_targets(workloads):
+    """The targets at scale on the rows of parallel guest time (see
+    "scale_targets" in the docstring)."""
+    t = []
+    for w in workloads:
+        if w["clock"] != "parallel" or w["baseline_arm"] != "stock":
+            continue
+        r = w["tps_ratio_auto_stock"] or {}
+        label = f"{w['name']} ({w['vcpus']} vCPU, {w['model']}{', ' + w['preempt'] if w.get('preempt') else ''})"
+        if w["vcpus"] == 8:
+            d, gy = w["desched_ratio_auto_measure"], w["grant_yield_fraction"]
+            need_gy = w["slice_ext_nsec"] == 5000
+            ok = (r.get("mean") is not None and r.get("lo") is not None and r["mean"] >= 1.25 and r["lo"] > 1.10
+                  and d is not None and d <= 0.1 and (not need_gy or (gy is not None and gy >= 0.9)))
+            t.append({"target": "pay-off at 8 vCPUs", "workload": label,
+                      "value": {"tps_auto_stock": r.get("mean"), "lo": r.get("lo"), "desched_auto_measure": d,
+                                "grant_yield_fraction": gy},
+                      "goal": "auto/stock >= 1.25 with lo > 1.10, desched auto/measure <= 0.1"
+                              + (", grant_yield_fraction >= 0.9" if need_gy else ""), "met": ok})
+        lo = r.get("lo")
+        t.append({"target": "nothing slower at scale", "workload": label, "value": lo,
+                  "goal": "lower 95 % bound of auto/stock >= 0.98", "met": lo is not None and lo >= 0.98})
+    return t
+
+
+def preemption_models(workloads):
+    """Rows measured under both lazy and none (see "preemption_models")."""
+    by = {}
+    for w in workloads:
+        if w["baseline_arm"] == "stock" and w.get("preempt") in ("lazy", "none"):
+            by.setdefault((w["name"], w["vcpus"], w["model"]), {})[w["preempt"]] = w
+    out = []
+    for (name, vcpus, model), d in by.items():
+        if set(d) != {"lazy", "none"}:
+            continue
+        lz, no = d["lazy"], d["none"]
+        out.append({"workload": name, "vcpus": vcpus, "model": model,
+                    "stock_lazy_over_none": mean_ratio(lz["tps_mean_detail"].get("stock"), no["tps_mean_detail"].get("stock")),
+                    "auto_lazy_over_stock_none": mean_ratio(lz["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
+                    "auto_none_over_stock_none": mean_ratio(no["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
+                    "spin_share_stock": {"lazy": (lz["waits_stock"] or {}).get("spin"), "none": (no["waits_stock"] or {}).get("spin")},
+                    "lwlock_share_stock": {"lazy": (lz["waits_stock"] or {}).get("lwlock"), "none": (no["waits_stock"] or {}).get("lwlock")},
+                    "sources": {"lazy": lz["source"], "none": no["source"]}})
+    return out
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
@@ -270,6 +426,7 @@ def main(argv):
     for rel, folder, wls in sources:
         d = load_summary(rel, folder)
         clocks[d.get("clock")] += 1
+        model = model_label(d.get("clock"), d.get("rr_quantum"), d.get("par_quantum"))
         cmd, prov = first_command(folder), provenance(folder)
         current, missing = lock_path_state(repo, lock_path, prov["lock_layer"] or prov["commit"])
         names = {w["name"] for w in d.get("workloads", [])}
@@ -280,9 +437,10 @@ def main(argv):
         for w in d.get("workloads", []):
             if wls and w["name"] not in wls:
                 continue
-            key = (w["name"], w.get("vcpus"))
+            key = (w["name"], w.get("vcpus"), model, d.get("preempt"))
             if key in seen:
-                die(f"workload {w['name']} on {w.get('vcpus')} vCPUs named twice: {seen[key]} and {rel}")
+                die(f"workload {w['name']} on {w.get('vcpus')} vCPUs ({model}"
+                    f"{', ' + d['preempt'] if d.get('preempt') else ''}) named twice: {seen[key]} and {rel}")
             seen[key] = rel
             nsecs[w.get("slice_ext_nsec")] += 1
             base_arm, ask_arm = w.get("baseline_arm", "stock"), w.get("asking_arm", "auto")
@@ -290,6 +448,7 @@ def main(argv):
             workloads.append({
                 "name": w["name"], "vcpus": w.get("vcpus"),
                 "clock": d.get("clock"), "rr_quantum": d.get("rr_quantum"),
+                "par_quantum": d.get("par_quantum"), "model": model, "preempt": d.get("preempt"),
                 "baseline_arm": base_arm, "asking_arm": ask_arm,
                 "slice_ext_nsec": w.get("slice_ext_nsec"),
                 "clients": w.get("clients"), "hogs": w.get("hogs"),
@@ -304,6 +463,9 @@ def main(argv):
                 "tps_ratio_auto_measure": ratio(w.get("tps_ratio_auto_measure")),
                 "tps_ratio_measure_stock": ratio(w.get("tps_ratio_measure_stock")) if pg else None,
                 "tps_median_auto_stock": w.get("tps_median_auto_stock") if pg else None,
+                "tps_mean": {a: (tps_of(w, a) or {}).get("mean") for a in (w.get("tps") or {})},
+                "tps_mean_detail": {a: tps_of(w, a) for a in (w.get("tps") or {})},
+                "waits_stock": waits_of(w, "stock"), "waits_measure": waits_of(w, "measure"),
                 "source": rel, "commit": prov["commit"], "lock_layer": prov["lock_layer"],
                 "patched_sha256": prov["patched_sha256"], "command": cmd,
                 "lock_path_current": current, "lock_path_missing": missing})
@@ -312,18 +474,21 @@ def main(argv):
             if wls and not any(wl.startswith(w + " ") for w in wls):
                 continue
             targets.append(dict(t, source=rel, lock_path_current=current))
-    if len(clocks) != 1:
-        die("the folders use different clocks (" + ", ".join(f"{c}: {n}" for c, n in clocks.items()) +
-            "): one summary per clock")
-    out = {"clock": next(iter(clocks)), "slice_ext_nsec": nsecs.most_common(1)[0][0] if nsecs else None,
+    scal, st, pm = scaling(workloads), scale_targets(workloads), preemption_models(workloads)
+    for w in workloads:
+        w.pop("tps_mean_detail")
+    out = {"clock": "/".join(sorted(str(c) for c in clocks)), "slice_ext_nsec": nsecs.most_common(1)[0][0] if nsecs else None,
            "workloads": workloads, "targets": targets, "sources": [s[0] for s in sources],
-           "lock_path_commits": lock_path}
+           "lock_path_commits": lock_path, "scaling": scal, "scale_targets": st, "preemption_models": pm}
     L = ["# Kernel lab: the pay-off results (consolidated)", "",
          "Generated by `bench/kernel-lab/analyse summarise results " + os.path.basename(argv[1]) +
          " .` from the run folders that `" + os.path.basename(argv[1]) +
          "` names (one run stands for each workload); every row links its folder, whose README has the command and commit. "
-         "Clock: icount (1 ns per guest instruction); `rr` = the vCPU turn in guest instructions (0: qemu's own turns, "
-         "only with 1 vCPU here; 1024: the lab's rr2 model). Ratios: geometric means of per-round ratios, 95 % t intervals "
+         "Clock (`model`): `icount` = 1 ns per guest instruction, one vCPU (qemu's own turns); `rrN` = icount with vCPU turns "
+         "of N guest instructions, where N busy vCPUs each run at 1/N instruction per guest ns (the rr2 model); `parN` = parallel "
+         "guest time, every busy vCPU at one instruction per guest ns in lock-step rounds of N instructions (the model for 2 to 8 "
+         "vCPUs). `preempt` = the preemption model in force in the guest (7.2's default is lazy; `none` needs the lab kernel's "
+         "preempt-none-voluntary.patch; `-` = not recorded, the kernel's default). Ratios: geometric means of per-round ratios, 95 % t intervals "
          "(the targets use these); `auto/stock median` = the median of the same per-round ratios with its distribution-free "
          "interval (order statistics, coverage >= 95 %, none below 6 rounds; robust to one slow run in one arm).", ""]
     if lock_path:
@@ -331,19 +496,56 @@ def main(argv):
               " (`@lock-path` in the sources file). `current` = the row's lock layer contains them all; "
               "`older (no X)` = measured before X, to be re-measured; `unknown` = a commit this checkout does not have.", ""]
     L += [
-         "| workload | vCPUs | rr | nsec | clients | hogs | s x rounds | auto/stock [95 %] | auto/measure [95 %] | measure/stock | "
-         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | auto/stock median [interval] | lock path | source (checkout; patched) |",
-         "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |"]
+         "| workload | vCPUs | model | preempt | nsec | clients | hogs | s x rounds | auto/stock [95 %] | auto/measure [95 %] | measure/stock | "
+         "desched/1000 sect measure / auto | desched auto/measure | yielded | expired | stock in SpinDelay / LWLock | auto/stock median [interval] | lock path | source (checkout; patched) |",
+         "| --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |"]
     for w in workloads:
         ds = w["desched_per_1000_sections"]
-        L.append(f"| {w['name']} | {w['vcpus']} | {'-' if w['rr_quantum'] is None else w['rr_quantum']} | {w['slice_ext_nsec']} | {w['clients']} | {w['hogs']} | "
+        ws_ = w["waits_stock"] or {}
+        L.append(f"| {w['name']} | {w['vcpus']} | {w['model']} | {w['preempt'] or '-'} | {w['slice_ext_nsec']} | {w['clients']} | {w['hogs']} | "
                  f"{w['secs']} x {w['rounds']} | {fmt_ratio(w['tps_ratio_auto_stock'])} | {fmt_ratio(w['tps_ratio_auto_measure'])}"
                  f"{'' if w['baseline_arm'] == 'stock' else ' (' + w['asking_arm'] + '/' + w['baseline_arm'] + ')'} | "
                  f"{fmt_ratio(w['tps_ratio_measure_stock'])} | {fmt(ds['measure'], 4)} / {fmt(ds['auto'], 4)} | "
                  f"{fmt(w['desched_ratio_auto_measure'])} | {fmt_pct(w['grant_yield_fraction'])} | {fmt_pct(w['grant_expired_fraction'])} | "
+                 f"{fmt_pct(ws_.get('spin'))} / {fmt_pct(ws_.get('lwlock'))} | "
                  f"{fmt_median(w['tps_median_auto_stock'])} | "
                  f"{lock_path_label(w['lock_path_current'], w['lock_path_missing'], lock_path)} | "
                  f"[{w['source']}]({w['source']}/README.md) ({(w['commit'] or '-')[:7]}; {w['patched_sha256'] or '-'}) |")
+    if scal:
+        vs = sorted({p["vcpus"] for g in scal for p in g["points"]})
+        L += ["", "## Scaling with the vCPU count (parallel guest time)", "",
+              "auto/stock (extend-sched: upstream/measure) by vCPU count, the rows of `par` above; a hog count is written hH "
+              "(the hogs and clients scale with the vCPUs). Trend: `rises` / `falls` when the interval at the most vCPUs lies "
+              "wholly above / below the one at the fewest, `flat` when they overlap.", "",
+              "| series | preempt | " + " | ".join(f"{v} vCPUs" for v in vs) + " | trend |",
+              "| --- | --- | " + " | ".join("---" for _ in vs) + " | --- |"]
+        for g in scal:
+            cell = {p["vcpus"]: fmt_ratio(p["tps_ratio"]) for p in g["points"]}
+            L.append(f"| {g['series']} ({g['points'][0]['ratio']}) | {g['preempt'] or '-'} | "
+                     + " | ".join(cell.get(v, "-") for v in vs) + f" | {g['trend'] or '-'} |")
+    if pm:
+        L += ["", "## Lazy preemption (7.2's default) against preempt=none (before 7.0)", "",
+              "Same workload, vCPUs and clock booted under both models (separate boots: ratios of the arms' mean tps, 95 % "
+              "intervals from the means' standard errors). SpinDelay / LWLock = shares of the stock arm's sampled active "
+              "backends in a spin delay (s_lock, buffer header locks) / an LWLock wait.", "",
+              "| workload | vCPUs | model | stock lazy / stock none | auto lazy / stock none | auto none / stock none | "
+              "stock SpinDelay lazy / none | stock LWLock lazy / none |",
+              "| --- | ---: | --- | --- | --- | --- | --- | --- |"]
+        for r in pm:
+            L.append(f"| {r['workload']} | {r['vcpus']} | {r['model']} | {fmt_ratio(r['stock_lazy_over_none'])} | "
+                     f"{fmt_ratio(r['auto_lazy_over_stock_none'])} | {fmt_ratio(r['auto_none_over_stock_none'])} | "
+                     f"{fmt_pct(r['spin_share_stock']['lazy'])} / {fmt_pct(r['spin_share_stock']['none'])} | "
+                     f"{fmt_pct(r['lwlock_share_stock']['lazy'])} / {fmt_pct(r['lwlock_share_stock']['none'])} |")
+    if st:
+        L += ["", "## Targets at scale (parallel guest time)", "", "| target | workload | value | goal | met |",
+              "| --- | --- | --- | --- | --- |"]
+        for t in st:
+            v = t["value"]
+            if isinstance(v, dict):
+                v = ", ".join(f"{k} {fmt(x, 4) if isinstance(x, float) else x}" for k, x in v.items())
+            elif isinstance(v, float):
+                v = fmt(v, 4)
+            L.append(f"| {t['target']} | {t['workload']} | {v} | {t['goal']} | {'yes' if t['met'] else '**no**'} |")
     L += ["", "## Targets of issue 9, per run", "", "| target | workload | value | goal | met | source |", "| --- | --- | --- | --- | --- | --- |"]
     for t in targets:
         v = t.get("value")
