@@ -160,14 +160,46 @@ CHECK_TARGETS += bench-check
 #                       summary.json). Several hours with the full-size
 #                       defaults; options in LAB_ARGS and PAYOFF_ARGS, e.g.
 #                       make kernel-lab LAB_ARGS=--quick (--quick is passed
-#                       to both). Both resume where they stopped (--steps).
+#                       to all three). Then make kernel-lab-scale (below).
+#                       All resume where they stopped (--steps; steps.csv
+#                       records each step's start, end and seconds).
 #                       Not part of `make check` (too slow for CI).
+#   make kernel-lab-scale  the pay-off workloads at 8, 4 and 2 vCPUs under
+#                       parallel guest time (payoff-lab --clock parallel:
+#                       every busy vCPU at one instruction per guest ns):
+#                       the hot lock with and without 4 hogs per vCPU at
+#                       5 us, the 2026 regression shape, Oracle's and the
+#                       2023 shape, extend-sched, under 7.2's lazy
+#                       preemption into build/kernel-lab/payoff-par-<date>/,
+#                       then the regression shape under preempt=none (the
+#                       model before 7.0) into .../payoff-par-none-<date>/.
+#                       Each boot's host time grows with its busy vCPUs
+#                       (about 3 host s per vCPU and guest second on an
+#                       idle 2-CPU host): hours at the defaults below;
+#                       SCALE_ARGS adds payoff-lab options (e.g. --rounds 3
+#                       or --steps v8). The runs cited in
+#                       bench/results/kernel-lab: bench/kernel-lab/
+#                       sequences/parallel-2d4bb5b-*.txt.
 LAB_ARGS ?=
 PAYOFF_ARGS ?=
-.PHONY: kernel-lab
+SCALE_ARGS ?=
+SCALE_DATE := $(shell date -u +%Y%m%d)
+SCALE_WL := hotlock,regress2026,oracle2024,pg2023,extend-sched
+SCALE_HOT := hH-5us,h0-5us
+SCALE_COMMON = --build $(BUILD) --clock parallel --secs 1 --warmup 0 --calib-secs 1 --no-trace --timeout 14400 \
+	--es-secs 1 --pg2023-runs 6 --pg2023-secs 1 --rounds 6 $(if $(filter --quick,$(LAB_ARGS)),--quick)
+.PHONY: kernel-lab kernel-lab-scale
 kernel-lab:
 	@$(CURDIR)/bench/kernel-lab/lab $(LAB_ARGS)
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(if $(filter --quick,$(LAB_ARGS)),--quick) $(PAYOFF_ARGS)
+	@$(MAKE) --no-print-directory kernel-lab-scale
+kernel-lab-scale:
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --mem 8192 --steps v8,v4,v2 \
+	    $(foreach v,8 4 2,--v$(v)-workloads $(SCALE_WL)) \
+	    --hotlock-variants $(SCALE_HOT) --preempt lazy $(SCALE_ARGS) --out $(BUILD)/kernel-lab/payoff-par-$(SCALE_DATE)
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --mem 8192 --steps v8,v4,v2 \
+	    $(foreach v,8 4 2,--v$(v)-workloads regress2026) --preempt none $(SCALE_ARGS) \
+	    --out $(BUILD)/kernel-lab/payoff-par-none-$(SCALE_DATE)
 
 # make check-lab: only the kernel lab's no-guest checks (bench/kernel-lab/
 # check-lab: option checks, step bookkeeping, bench/kernel-lab/analyse (its
