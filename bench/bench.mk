@@ -168,7 +168,8 @@ CHECK_TARGETS += bench-check
 #                       parallel guest time (payoff-lab --clock parallel:
 #                       every busy vCPU at one instruction per guest ns):
 #                       the hot lock with and without 4 hogs per vCPU at
-#                       5 us, the 2026 regression shape, Oracle's and the
+#                       5 us, the 2026 regression shape (simple-update),
+#                       Oracle's and the
 #                       2023 shape, extend-sched, under 7.2's lazy
 #                       preemption into build/kernel-lab/payoff-par-<date>/,
 #                       then the regression shape under preempt=none (the
@@ -184,7 +185,7 @@ LAB_ARGS ?=
 PAYOFF_ARGS ?=
 SCALE_ARGS ?=
 SCALE_DATE := $(shell date -u +%Y%m%d)
-SCALE_WL := hotlock,regress2026,oracle2024,pg2023,extend-sched
+SCALE_WL := hotlock,regress2026u,oracle2024,pg2023,extend-sched
 SCALE_HOT := hH-5us,h0-5us
 SCALE_COMMON = --build $(BUILD) --clock parallel --secs 1 --warmup 0 --calib-secs 1 --no-trace --timeout 14400 \
 	--es-secs 1 --pg2023-runs 6 --pg2023-secs 1 --rounds 6 $(if $(filter --quick,$(LAB_ARGS)),--quick)
@@ -194,11 +195,11 @@ kernel-lab:
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(if $(filter --quick,$(LAB_ARGS)),--quick) $(PAYOFF_ARGS)
 	@$(MAKE) --no-print-directory kernel-lab-scale
 kernel-lab-scale:
-	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --mem 8192 --steps v8,v4,v2 \
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
 	    $(foreach v,8 4 2,--v$(v)-workloads $(SCALE_WL)) \
 	    --hotlock-variants $(SCALE_HOT) --preempt lazy $(SCALE_ARGS) --out $(BUILD)/kernel-lab/payoff-par-$(SCALE_DATE)
-	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --mem 8192 --steps v8,v4,v2 \
-	    $(foreach v,8 4 2,--v$(v)-workloads regress2026) --preempt none $(SCALE_ARGS) \
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
+	    $(foreach v,8 4 2,--v$(v)-workloads regress2026u) --preempt none $(SCALE_ARGS) \
 	    --out $(BUILD)/kernel-lab/payoff-par-none-$(SCALE_DATE)
 
 # make check-lab: only the kernel lab's no-guest checks (bench/kernel-lab/
