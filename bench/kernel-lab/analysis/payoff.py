@@ -175,16 +175,24 @@ def par_quantum_of(labdir):
 
 
 def preempt_of(labdir):
-    """The preemption model in force in the boots: the bracketed entry of
-    debugfs sched/preempt that payoff-in-guest copies into facts.txt
-    ("sched/preempt: none voluntary full (lazy)" -> "lazy"), "/"-joined if
+    """The preemption model in force in the boots: facts.txt's "preemption
+    model requested and in force: X" (payoff-lab --preempt), else the
+    bracketed entry of debugfs sched/preempt that payoff-in-guest copies
+    into facts.txt ("sched/preempt: full (lazy)" -> "lazy"), "/"-joined if
     the boots differ; None where no boot's facts say."""
     ms = set()
     for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
         with open(p, errors="replace") as f:
-            for line in f:
-                if line.startswith("sched/preempt:") and "(" in line:
-                    ms.add(line.split("(", 1)[1].split(")", 1)[0].strip())
+            lines = f.read().splitlines()
+        # payoff-in-guest's own check (payoff-lab --preempt) first: 7.x's
+        # sched/preempt brackets none of its entries under none or voluntary
+        forced = [ln.rsplit(":", 1)[1].strip() for ln in lines if ln.startswith("preemption model requested and in force:")]
+        if forced:
+            ms.add(forced[-1])
+            continue
+        for line in lines:
+            if line.startswith("sched/preempt:") and "(" in line:
+                ms.add(line.split("(", 1)[1].split(")", 1)[0].strip())
     if not ms:
         return None
     return "/".join(sorted(ms))
