@@ -202,6 +202,27 @@ kernel-lab-scale:
 	    $(foreach v,8 4 2,--v$(v)-workloads regress2026u) --preempt none $(SCALE_ARGS) \
 	    --out $(BUILD)/kernel-lab/payoff-par-none-$(SCALE_DATE)
 
+# ---------------------------------------------------------------------------
+#   make arm64-lab      the patched PostgreSQL 18 and pg_rseq on Debian's
+#                       arm64 Linux 7.x (bench/arm64-lab/arm64-lab): stages
+#                       the patched source, installs the cross tools and
+#                       qemu-system-arm, fetches the newest arm64 kernel of
+#                       sid, cross-builds PostgreSQL and the extension for
+#                       aarch64 into build/arm64-lab/, boots them in a
+#                       qemu-system-aarch64 guest (TCG) and runs the checks
+#                       there (start-up line, pg_rseq_kernel(), pg_regress,
+#                       counter identities and tests/lock/pgbench_modes under
+#                       pgbench with CPU hogs).  Closing line "arm64-lab: N
+#                       passed, M failed"; results in build/arm64-lab/runs/
+#                       <date-time>/ (ARM64_LAB_ARGS="--out DIR" elsewhere).
+#                       About 30-60 min from scratch on 2 CPUs (the
+#                       PostgreSQL build and the emulated guest); not part of
+#                       `make check` (too slow for CI).
+ARM64_LAB_ARGS ?=
+.PHONY: arm64-lab
+arm64-lab: $(STAGE_STAMP)
+	@$(CURDIR)/bench/arm64-lab/arm64-lab --stage $(STAGE_DIR) $(ARM64_LAB_ARGS)
+
 # make check-lab: only the kernel lab's no-guest checks (bench/kernel-lab/
 # check-lab: option checks, step bookkeeping, bench/kernel-lab/analyse (its
 # summaries, parsers, statistics and plot) on fixtures with known answers,
