@@ -73,9 +73,10 @@ BENCH_DIR   := $(CURDIR)/bench
 BENCH_BUILD := $(BUILD)/bench
 BENCH_ARGS  ?=
 BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3 python3-scipy python3-matplotlib
-BENCH_CHECK_OUT := $(BUILD)/bench-check
-# Runs without --out go to $(BUILD)/bench-results/run-<date>-<time>.
-BENCH_RESULTS := $(BUILD)/bench-results
+BENCH_CHECK_OUT := $(MAJOR_DIR)/bench-check
+# Runs without --out go to $(MAJOR_DIR)/bench-results/run-<date>-<time>
+# ($(BUILD)/bench-results for PostgreSQL 18, $(BUILD)/pg17/bench-results for 17).
+BENCH_RESULTS := $(MAJOR_DIR)/bench-results
 BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_config PGRSEQ_PG_DIR=$(PG_DIR) \
                PGRSEQ_BENCH_RESULTS=$(BENCH_RESULTS) $(BENCH_DIR)/run
 
@@ -200,7 +201,7 @@ callgrind-deps:
 
 callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) callgrind-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/callgrind/run \
-	  --work $(BUILD)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --work $(MAJOR_DIR)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
 	  $(if $(CALLGRIND_OUT),--out $(CALLGRIND_OUT)) $(CALLGRIND_ARGS)
 
 # ---------------------------------------------------------------------------
@@ -225,13 +226,13 @@ syscalls-deps:
 
 syscalls: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) syscalls-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/syscalls/run \
-	  --work $(BUILD)/syscalls --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --work $(MAJOR_DIR)/syscalls --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
 	  $(if $(SYSCALLS_OUT),--out $(SYSCALLS_OUT)) $(SYSCALLS_ARGS)
 
 syscalls-check: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) syscalls-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/syscalls/run \
-	  --work $(BUILD)/syscalls-check-work --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
-	  --out $(BUILD)/syscalls-check --clients 2 --xacts 300 --scale 1
-	@$(CURDIR)/bench/syscalls/check $(BUILD)/syscalls-check
+	  --work $(MAJOR_DIR)/syscalls-check-work --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --out $(MAJOR_DIR)/syscalls-check --clients 2 --xacts 300 --scale 1
+	@$(CURDIR)/bench/syscalls/check $(MAJOR_DIR)/syscalls-check
 
 CHECK_TARGETS += syscalls-check
