@@ -427,5 +427,12 @@ fi
 endef
 comma := ,
 
-check: $(CHECK_TARGETS)
+# With PG_MAJOR=17, `make check` skips the targets that test no server
+# (they ran with the default major already): it runs the regression suite,
+# the extension's suites, the lock, ABI, glibc, pgbench and system-call
+# checks on the servers of $(MAJOR_DIR).
+CHECK_NO_SERVER := unit-check unit-check-aarch64 micro-check docs-check tools-check
+CHECK_RUN := $(if $(filter 18,$(PG_MAJOR)),$(CHECK_TARGETS),$(filter-out $(CHECK_NO_SERVER),$(CHECK_TARGETS)))
+
+check: $(CHECK_RUN)
 	@$(cassert_skip_note)
