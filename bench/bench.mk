@@ -184,13 +184,14 @@ check-lab:
 #                       fixed single-backend workload (postgres --single) on
 #                       the stock server and the patched one in modes off,
 #                       measure and auto: bench/callgrind/run.  Report in
-#                       bench/results/callgrind/ (or CALLGRIND_OUT), profiles
-#                       in $(BUILD)/callgrind; options in CALLGRIND_ARGS, e.g.
-#                       make callgrind CALLGRIND_ARGS="--reps 2".
+#                       bench/results/callgrind/ (or CALLGRIND_OUT; with
+#                       PG_MAJOR=17 bench/results/callgrind-pg17/), profiles
+#                       in $(MAJOR_DIR)/callgrind; options in CALLGRIND_ARGS,
+#                       e.g. make callgrind CALLGRIND_ARGS="--reps 2".
 #                       Slow (about a minute of valgrind per run on an idle
 #                       machine): not part of `make check`.
 #   make callgrind-deps install valgrind, gdb, python3 if missing.
-CALLGRIND_OUT  ?=
+CALLGRIND_OUT  ?= $(if $(filter 18,$(PG_MAJOR)),,$(CURDIR)/bench/results/callgrind-pg$(PG_MAJOR))
 CALLGRIND_ARGS ?=
 CALLGRIND_DEPS ?= valgrind gdb python3 gcc
 
