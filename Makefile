@@ -8,6 +8,11 @@
 #   $(BUILD)/pg/src-patched           build tree, lwlock_patch/ -> $(BUILD)/pg/patched
 #   $(BUILD)/pg/src-patched-cassert   same + --enable-cassert   -> $(BUILD)/pg/patched-cassert
 #
+# `make ... PG_MAJOR=17` does the same for PostgreSQL 17 (Debian trixie's
+# postgresql-17, the hooks of lwlock_patch/pg17/), with the same layout one
+# level down, under $(BUILD)/pg17/ (src/, pg/, and the test outputs of the
+# other makefiles, which use $(MAJOR_DIR)).
+#
 # Every step is guarded by a stamp file, so a second `make postgres` with
 # nothing changed does not enter the PostgreSQL trees at all.
 #
@@ -24,22 +29,35 @@ SHELL := /bin/bash
 # User variables
 # ---------------------------------------------------------------------------
 BUILD   ?= $(CURDIR)/build
-# Optional: an unpacked postgresql-18.x source tree (otherwise Debian's
-# postgresql-18 orig tarball from $(PG_SUITE) is fetched).
+# The PostgreSQL major to build and test: 18 (default) or 17.  Each major
+# has its own source, build trees, installations and test outputs (18's
+# directly under $(BUILD), 17's under $(BUILD)/pg17), so both can be built
+# side by side; PostgreSQL builds of both are serialised by one lock.
+PG_MAJOR ?= 18
+PG_MAJORS := 17 18
+ifeq ($(filter $(PG_MAJORS),$(PG_MAJOR)),)
+$(error PG_MAJOR=$(PG_MAJOR): supported majors are $(PG_MAJORS))
+endif
+# Where everything of this major goes (other makefiles put their per-major
+# outputs there too): $(BUILD) for 18, $(BUILD)/pg$(PG_MAJOR) otherwise.
+MAJOR_DIR = $(if $(filter 18,$(PG_MAJOR)),$(BUILD),$(BUILD)/pg$(PG_MAJOR))
+# Optional: an unpacked postgresql-$(PG_MAJOR).x source tree (otherwise
+# Debian's postgresql-$(PG_MAJOR) orig tarball from $(PG_SUITE) is fetched).
 PG_SRC  ?=
-# 1: also build $(BUILD)/pg/patched-cassert (--enable-cassert).
+# 1: also build $(MAJOR_DIR)/pg/patched-cassert (--enable-cassert).
 # Default: 1 once an assertion-enabled build exists (so that a later
 # `make check` keeps testing it), else 0.
-CASSERT ?= $(if $(wildcard $(BUILD)/pg/src-patched-cassert/.pg_rseq-built),1,0)
+CASSERT ?= $(if $(wildcard $(MAJOR_DIR)/pg/src-patched-cassert/.pg_rseq-built),1,0)
 # Parallelism inside each PostgreSQL build (the machine has 2 cores).
 JOBS    ?= 3
 # 1: enter the PostgreSQL trees with make even if no stamp is out of date
 # (use after editing files inside $(BUILD)/pg/src-* by hand).
 PG_REMAKE ?= 0
 
-# Where the source comes from when PG_SRC is empty.
-PG_SRC_PACKAGE ?= postgresql-18
-PG_SUITE       ?= sid
+# Where the source comes from when PG_SRC is empty: sid carries only the
+# newest major, Debian 13 (trixie) carries 17.
+PG_SRC_PACKAGE ?= postgresql-$(PG_MAJOR)
+PG_SUITE       ?= $(if $(filter 18,$(PG_MAJOR)),sid,trixie)
 # Default: the Debian mirror of this machine's own apt sources
 # (tools/debian-mirror; http://deb.debian.org/debian when they name none).
 ifeq ($(origin DEBIAN_MIRROR),undefined)
@@ -64,6 +82,7 @@ PG_BUILD_DEPS ?= build-essential bison flex libreadline-dev zlib1g-dev pkg-confi
                  libicu-dev perl rsync bzip2 patch util-linux
 
 override BUILD := $(abspath $(BUILD))
+override MAJOR_DIR := $(MAJOR_DIR)
 ifneq ($(strip $(PG_SRC)),)
 override PG_SRC := $(abspath $(PG_SRC))
 endif
@@ -71,10 +90,14 @@ endif
 # ---------------------------------------------------------------------------
 # Derived paths (other makefiles may use these)
 # ---------------------------------------------------------------------------
-APT_DIR   := $(BUILD)/apt
-SRC_DIR   := $(BUILD)/src
-PG_DIR    := $(BUILD)/pg
+APT_DIR   := $(MAJOR_DIR)/apt
+SRC_DIR   := $(MAJOR_DIR)/src
+PG_DIR    := $(MAJOR_DIR)/pg
+# The new files of the lock layer (PATCH_COPIES) are shared by every major;
+# the hooks into PostgreSQL's own files are a patch set per major:
+# lwlock_patch/*.patch for 18, lwlock_patch/pg<major>/*.patch for the others.
 PATCH_DIR := $(CURDIR)/lwlock_patch
+PATCH_SET_DIR := $(if $(filter 18,$(PG_MAJOR)),$(PATCH_DIR),$(PATCH_DIR)/pg$(PG_MAJOR))
 
 PG_STOCK_PREFIX   := $(PG_DIR)/stock
 PG_PATCHED_PREFIX := $(PG_DIR)/patched
@@ -90,7 +113,7 @@ pristine_version = $$(sed -n 2p $(PRISTINE_STAMP))
 STAGE_DIR   := $(PG_DIR)/stage-patched
 STAGE_STAMP := $(PG_DIR)/.stage-patched.stamp
 STAGE_LIST  := $(PG_DIR)/.stage-patched.inputs
-PATCHES     := $(sort $(wildcard $(PATCH_DIR)/*.patch))
+PATCHES     := $(sort $(wildcard $(PATCH_SET_DIR)/*.patch))
 # <file in lwlock_patch/>:<destination in the PostgreSQL tree>
 PATCH_COPIES := rseq_slice.h:src/include/port/rseq_slice.h \
                 rseq_slice_kernel.c:src/backend/storage/lmgr/rseq_slice_kernel.c \
@@ -123,11 +146,12 @@ PG_PATCHED_STAMP := $(call install_stamp,patched)
 PG_CASSERT_STAMP := $(call install_stamp,patched-cassert)
 
 # PostgreSQL's make, without our command-line variables or jobserver, and
-# serialised across flavours (one PostgreSQL build at a time on 2 cores).
-PG_LOCK := $(PG_DIR)/.build.lock
+# serialised across flavours and majors (one PostgreSQL build at a time on
+# 2 cores): every major takes 18's lock file.
+PG_LOCK := $(BUILD)/pg/.build.lock
 PGMAKE   = flock $(PG_LOCK) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make
 # Same lock for the rest of a one-line shell recipe (staging, syncing).
-take_lock = mkdir -p $(PG_DIR) && exec 9>>$(PG_LOCK) && flock 9
+take_lock = mkdir -p $(sort $(PG_DIR) $(patsubst %/,%,$(dir $(PG_LOCK)))) && exec 9>>$(PG_LOCK) && flock 9
 
 # initdb/postgres refuse to run as root: run them as $(PG_RUN_USER) then.
 ifeq ($(shell id -u),0)
@@ -219,7 +243,7 @@ $(PRISTINE_STAMP): $(PRISTINE_ORIGIN) | postgres-deps
 ifneq ($(PG_SRC),)
 	@test -x $(PG_SRC)/configure || { echo "PG_SRC=$(PG_SRC): no configure script" >&2; exit 1; }
 	@ver=$$(sed -n "s/^PACKAGE_VERSION='\(.*\)'$$/\1/p" $(PG_SRC)/configure); \
-	case "$$ver" in 18.*|18beta*|18rc*) ;; *) echo "PG_SRC is PostgreSQL '$$ver', expected 18.x" >&2; exit 1;; esac; \
+	case "$$ver" in $(PG_MAJOR).*|$(PG_MAJOR)beta*|$(PG_MAJOR)rc*) ;; *) echo "PG_SRC is PostgreSQL '$$ver', expected $(PG_MAJOR).x (PG_MAJOR=$(PG_MAJOR))" >&2; exit 1;; esac; \
 	dest=$(SRC_DIR)/postgresql-$$ver; \
 	$(call msg,copying $(PG_SRC) to $$dest); \
 	rsync -a --delete $(PG_SRC)/ $$dest/; \
@@ -359,15 +383,17 @@ postgres-check: $(call built_stamp,$(PG_CHECK_FLAVOR)) | pg-run-user
 	echo "postgres-check: $$pass passed, $$fail failed"; \
 	exit $$st
 
-# The lock layer as a patch series for PostgreSQL (git format-patch output:
-# core, spinlocks + buffer headers, LWLocks) in $(BUILD)/patch-series, made
-# from the pristine tree and lwlock_patch/ by lwlock_patch/make-series.
-PATCH_SERIES_DIR ?= $(BUILD)/patch-series
+# The lock layer as a patch series for PostgreSQL $(PG_MAJOR) (git
+# format-patch output: core, spinlocks + buffer headers, LWLocks) in
+# $(MAJOR_DIR)/patch-series, made from the pristine tree, the new files in
+# lwlock_patch/ and the major's hooks ($(PATCH_SET_DIR)) by
+# lwlock_patch/make-series.
+PATCH_SERIES_DIR ?= $(MAJOR_DIR)/patch-series
 PATCH_SERIES_VERSION ?= 1
 .PHONY: patch-series
 patch-series: $(PRISTINE_STAMP)
-	@$(call msg,writing the patch series to $(PATCH_SERIES_DIR))
-	@$(PATCH_DIR)/make-series $(pristine_dir) $(PATCH_SERIES_DIR) $(PATCH_SERIES_VERSION)
+	@$(call msg,writing the patch series for PostgreSQL $(PG_MAJOR) to $(PATCH_SERIES_DIR))
+	@$(PATCH_DIR)/make-series $(pristine_dir) $(PATCH_SERIES_DIR) $(PATCH_SERIES_VERSION) $(PATCH_SET_DIR)
 
 clean-postgres:
 	rm -rf $(PG_DIR)
@@ -401,5 +427,12 @@ fi
 endef
 comma := ,
 
-check: $(CHECK_TARGETS)
+# With PG_MAJOR=17, `make check` skips the targets that test no server
+# (they ran with the default major already): it runs the regression suite,
+# the extension's suites, the lock, ABI, glibc, pgbench and system-call
+# checks on the servers of $(MAJOR_DIR).
+CHECK_NO_SERVER := unit-check unit-check-aarch64 micro-check docs-check tools-check
+CHECK_RUN := $(if $(filter 18,$(PG_MAJOR)),$(CHECK_TARGETS),$(filter-out $(CHECK_NO_SERVER),$(CHECK_TARGETS)))
+
+check: $(CHECK_RUN)
 	@$(cassert_skip_note)

@@ -73,9 +73,10 @@ BENCH_DIR   := $(CURDIR)/bench
 BENCH_BUILD := $(BUILD)/bench
 BENCH_ARGS  ?=
 BENCH_DEPS  ?= cmake g++ make libboost-dev gnuplot-nox python3 python3-scipy python3-matplotlib
-BENCH_CHECK_OUT := $(BUILD)/bench-check
-# Runs without --out go to $(BUILD)/bench-results/run-<date>-<time>.
-BENCH_RESULTS := $(BUILD)/bench-results
+BENCH_CHECK_OUT := $(MAJOR_DIR)/bench-check
+# Runs without --out go to $(MAJOR_DIR)/bench-results/run-<date>-<time>
+# ($(BUILD)/bench-results for PostgreSQL 18, $(BUILD)/pg17/bench-results for 17).
+BENCH_RESULTS := $(MAJOR_DIR)/bench-results
 BENCH_RUN    = BUILD_DIR=$(BENCH_BUILD) PG_CONFIG=$(PG_STOCK_PREFIX)/bin/pg_config PGRSEQ_PG_DIR=$(PG_DIR) \
                PGRSEQ_BENCH_RESULTS=$(BENCH_RESULTS) $(BENCH_DIR)/run
 
@@ -237,13 +238,14 @@ check-lab:
 #                       fixed single-backend workload (postgres --single) on
 #                       the stock server and the patched one in modes off,
 #                       measure and auto: bench/callgrind/run.  Report in
-#                       bench/results/callgrind/ (or CALLGRIND_OUT), profiles
-#                       in $(BUILD)/callgrind; options in CALLGRIND_ARGS, e.g.
-#                       make callgrind CALLGRIND_ARGS="--reps 2".
+#                       bench/results/callgrind/ (or CALLGRIND_OUT; with
+#                       PG_MAJOR=17 bench/results/callgrind-pg17/), profiles
+#                       in $(MAJOR_DIR)/callgrind; options in CALLGRIND_ARGS,
+#                       e.g. make callgrind CALLGRIND_ARGS="--reps 2".
 #                       Slow (about a minute of valgrind per run on an idle
 #                       machine): not part of `make check`.
 #   make callgrind-deps install valgrind, gdb, python3 if missing.
-CALLGRIND_OUT  ?=
+CALLGRIND_OUT  ?= $(if $(filter 18,$(PG_MAJOR)),,$(CURDIR)/bench/results/callgrind-pg$(PG_MAJOR))
 CALLGRIND_ARGS ?=
 CALLGRIND_DEPS ?= valgrind gdb python3 gcc
 
@@ -254,7 +256,7 @@ callgrind-deps:
 
 callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) callgrind-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/callgrind/run \
-	  --work $(BUILD)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --work $(MAJOR_DIR)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
 	  $(if $(CALLGRIND_OUT),--out $(CALLGRIND_OUT)) $(CALLGRIND_ARGS)
 
 # ---------------------------------------------------------------------------
@@ -279,13 +281,13 @@ syscalls-deps:
 
 syscalls: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) syscalls-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/syscalls/run \
-	  --work $(BUILD)/syscalls --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --work $(MAJOR_DIR)/syscalls --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
 	  $(if $(SYSCALLS_OUT),--out $(SYSCALLS_OUT)) $(SYSCALLS_ARGS)
 
 syscalls-check: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) syscalls-deps | pg-run-user
 	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/syscalls/run \
-	  --work $(BUILD)/syscalls-check-work --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
-	  --out $(BUILD)/syscalls-check --clients 2 --xacts 300 --scale 1
-	@$(CURDIR)/bench/syscalls/check $(BUILD)/syscalls-check
+	  --work $(MAJOR_DIR)/syscalls-check-work --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  --out $(MAJOR_DIR)/syscalls-check --clients 2 --xacts 300 --scale 1
+	@$(CURDIR)/bench/syscalls/check $(MAJOR_DIR)/syscalls-check
 
 CHECK_TARGETS += syscalls-check

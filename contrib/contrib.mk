@@ -19,8 +19,8 @@
 
 EXT_SRC     := $(CURDIR)/contrib/pg_rseq
 EXT_FLAVORS ?= $(FLAVORS) $(if $(filter patched-cassert,$(FLAVORS)),,$(if $(wildcard $(PG_CASSERT_STAMP)),patched-cassert))
-ext_objdir   = $(BUILD)/ext-$(1)
-ext_workdir  = $(BUILD)/ext-check/$(1)
+ext_objdir   = $(MAJOR_DIR)/ext-$(1)
+ext_workdir  = $(MAJOR_DIR)/ext-check/$(1)
 
 # The extension's own make, without our command-line variables.
 EXTMAKE = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory

@@ -34,7 +34,12 @@
 #include "storage/shmem.h"
 #include "utils/guc_hooks.h"
 #include "utils/timestamp.h"
+/* PG_WAIT_LWLOCK: utils/wait_classes.h from PostgreSQL 18 on */
+#if PG_VERSION_NUM >= 180000
 #include "utils/wait_classes.h"
+#else
+#include "utils/wait_event.h"
+#endif
 
 /* This backend's state: mode off and local counters until set up. */
 static rseq_slice_counters PgRseqLocalCounters;

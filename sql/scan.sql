@@ -29,7 +29,9 @@ $$;
 -- warm the caches (no catalog reads in the measured statements)
 SELECT rseq_lock_delta('rseq_scan_weak', 'ACCESS SHARE') >= 0 AS warm_weak;
 SELECT rseq_lock_delta('rseq_scan_strong', 'SHARE') >= 0 AS warm_strong;
-SELECT current_setting('max_connections')::int + current_setting('autovacuum_worker_slots')::int
+-- autovacuum's PGPROCs: autovacuum_worker_slots from 18 on, autovacuum_max_workers before
+SELECT current_setting('max_connections')::int
+       + coalesce(current_setting('autovacuum_worker_slots', true), current_setting('autovacuum_max_workers'))::int
        + current_setting('max_worker_processes')::int + current_setting('max_wal_senders')::int + 1
        + current_setting('max_prepared_transactions')::int AS procs_lo \gset
 SELECT rseq_lock_delta('rseq_scan_weak', 'ACCESS SHARE') AS weak \gset

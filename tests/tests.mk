@@ -96,7 +96,7 @@ LOCK_FLAVOR ?= $(if $(filter 1,$(CASSERT)),patched-cassert,patched)
 lock-check: ext-install-$(LOCK_FLAVOR)
 	@$(call msg,lock layer under pgbench on $(LOCK_FLAVOR))
 	@PG_RUN_USER=$(PG_RUN_USER) bash $(CURDIR)/tests/lock/pgbench_modes \
-	  $(call prefix,$(LOCK_FLAVOR))/bin $(BUILD)/lock-check
+	  $(call prefix,$(LOCK_FLAVOR))/bin $(MAJOR_DIR)/lock-check
 
 CHECK_TARGETS += lock-check
 
@@ -113,7 +113,7 @@ CHECK_TARGETS += lock-check
 abi-check: ext-install-$(LOCK_FLAVOR) $(PG_STOCK_STAMP)
 	@$(call msg,stock-built extensions on $(LOCK_FLAVOR))
 	@PG_RUN_USER=$(PG_RUN_USER) bash $(CURDIR)/tests/abi/stock_abi_check \
-	  $(call prefix,stock) $(call tree,stock) $(call prefix,$(LOCK_FLAVOR)) $(BUILD)/abi-check
+	  $(call prefix,stock) $(call tree,stock) $(call prefix,$(LOCK_FLAVOR)) $(MAJOR_DIR)/abi-check
 
 CHECK_TARGETS += abi-check
 
@@ -163,7 +163,7 @@ glibc-check: ext-install-$(GLIBC_FLAVOR) unit-build glibc-fetch | pg-run-user
 	@if [ -f $(GLIBC_DIR)/.pg_rseq-unpacked ]; then dir=$(GLIBC_DIR); \
 	else dir="SKIP:$$(cat $(GLIBC_DIR)/.pg_rseq-skip 2>/dev/null || echo 'not fetched')"; rm -rf $(GLIBC_DIR); fi; \
 	PG_RUN_USER=$(PG_RUN_USER) bash $(CURDIR)/tests/glibc/glibc_check \
-	  $(call prefix,$(GLIBC_FLAVOR))/bin $(BUILD)/glibc-check "$$dir" $(UNIT_BUILD_DIR)/rseq_slice_unit
+	  $(call prefix,$(GLIBC_FLAVOR))/bin $(MAJOR_DIR)/glibc-check "$$dir" $(UNIT_BUILD_DIR)/rseq_slice_unit
 
 clean-glibc:
 	rm -rf $(GLIBC_DIR) $(GLIBC_APT_DIR) $(BUILD)/glibc-check

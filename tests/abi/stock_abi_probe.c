@@ -35,7 +35,12 @@
 #include "storage/lwlock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+/* PG_WAIT_LWLOCK: utils/wait_classes.h from PostgreSQL 18 on */
+#if PG_VERSION_NUM >= 180000
 #include "utils/wait_classes.h"
+#else
+#include "utils/wait_event.h"
+#endif
 
 PG_MODULE_MAGIC;
 

@@ -9,7 +9,8 @@
 # version ranges, resources, meta-spec version; unknown top-level keys must
 # start with x_ or X_), then that the control file's default_version, the
 # META version and provides.pg_rseq.version agree, that provided files
-# exist, and that PostgreSQL >= 18.0.0 is a runtime requirement.
+# exist, and that PostgreSQL >= 17.0.0 (the oldest major supported) is a
+# runtime requirement.
 # Core Perl only (JSON::PP).  Exit status 1 and one line per problem if
 # anything is wrong.
 
@@ -177,8 +178,8 @@ if (defined $default_version)
 }
 err("provides has no entry for extension '$extname'") unless exists $p->{$extname};
 my $pg = $meta->{prereqs}{runtime}{requires}{PostgreSQL};
-err("prereqs.runtime.requires.PostgreSQL must require >= 18.0.0")
-  unless defined $pg && $pg =~ /^(?:>=\s*)?(\d+)\.\d+\.\d+$/ && $1 >= 18;
+err("prereqs.runtime.requires.PostgreSQL must require >= 17.0.0")
+  unless defined $pg && $pg =~ /^(?:>=\s*)?(\d+)\.\d+\.\d+$/ && $1 >= 17;
 
 if (@errors)
 {

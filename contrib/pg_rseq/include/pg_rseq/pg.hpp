@@ -58,6 +58,22 @@ extern "C" {
 #endif
 }
 
+/*
+ * What differs between the PostgreSQL majors pg_rseq supports (17 and 18):
+ * everything is here, the rest of the code is the same for both.
+ */
+#if PG_VERSION_NUM < 170000 || PG_VERSION_NUM >= 190000
+#error "pg_rseq supports PostgreSQL 17 and 18"
+#endif
+
+/*
+ * PG_MODULE_MAGIC_EXT (name and version in pg_get_loaded_modules) is new in
+ * 18; 17 gets the plain magic block.
+ */
+#ifndef PG_MODULE_MAGIC_EXT
+#define PG_MODULE_MAGIC_EXT(...) PG_MODULE_MAGIC
+#endif
+
 #if PG_RSEQ_PATCHED
 static_assert(PG_RSEQ_LAYOUT_VERSION == 4,
 			  "pg_rseq reads layout version 4 of storage/rseq_stats.h "
