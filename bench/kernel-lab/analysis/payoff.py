@@ -174,6 +174,22 @@ def par_quantum_of(labdir):
     return int(qs.pop()) if len(qs) == 1 and next(iter(qs)).isdigit() else "/".join(sorted(qs))
 
 
+def io_hold_of(labdir):
+    """Whether the icount and parallel boots held guest time while every
+    vCPU waited for a 9p reply (run-in-guest --io-hold; qemu-settings.txt
+    "io_hold"): "on", "off" (also every boot written before the option:
+    qemu's own warp), "/"-joined if the boots differ; None without icount
+    or parallel boots."""
+    hs = set()
+    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")):
+        kv = kv_file(p)
+        if kv.get("clock", "").split()[:1] in (["icount"], ["parallel"]):
+            hs.add(kv.get("io_hold", "off"))
+    if not hs:
+        return None
+    return "/".join(sorted(hs))
+
+
 def preempt_of(labdir):
     """The preemption model in force in the boots: facts.txt's "preemption
     model requested and in force: X" (payoff-lab --preempt), else the
@@ -728,7 +744,7 @@ def summarize(labdir):
         w["hold_ns"] = hold_summary(w["name"], w["vcpus"], hrows)
     nsecs = [w["slice_ext_nsec"] for w in ws if w["slice_ext_nsec"] and not w["name"].endswith("-5us")]
     main_nsec = max(set(nsecs), key=nsecs.count) if nsecs else None
-    res = OrderedDict(clock=clock_of(labdir), rr_quantum=rr_quantum_of(labdir), par_quantum=par_quantum_of(labdir),
+    res = OrderedDict(clock=clock_of(labdir), rr_quantum=rr_quantum_of(labdir), par_quantum=par_quantum_of(labdir), io_hold=io_hold_of(labdir),
                       preempt=preempt_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
     res["targets"] = targets(ws)
     return res

@@ -289,15 +289,20 @@ def lock_path_label(current, missing, commits):
     return "older" + (" (no " + ", ".join(missing) + ")" if missing else "")
 
 
-def model_label(clock, rrq, parq):
+def model_label(clock, rrq, parq, io_hold=None):
     """The table's short name of a clock model: icount (qemu's own vCPU
     turns), rrN (icount, N-instruction turns), parN (parallel guest time,
-    N-instruction rounds), else the clock's name."""
+    N-instruction rounds), else the clock's name; " (no hold)" added to an
+    icount or parallel model whose boots let guest time run during 9p waits
+    (io_hold "off", or None from a summary written before run-in-guest
+    --io-hold: guest time between runs then depended on the host's load)."""
     if clock == "icount":
-        return "icount" if not rrq else f"rr{rrq}"
-    if clock == "parallel":
-        return f"par{parq}" if parq else "parallel"
-    return str(clock)
+        base = "icount" if not rrq else f"rr{rrq}"
+    elif clock == "parallel":
+        base = f"par{parq}" if parq else "parallel"
+    else:
+        return str(clock)
+    return base if io_hold == "on" else f"{base} (no hold)"
 
 
 def series_of(name):
@@ -426,7 +431,7 @@ def main(argv):
     for rel, folder, wls in sources:
         d = load_summary(rel, folder)
         clocks[d.get("clock")] += 1
-        model = model_label(d.get("clock"), d.get("rr_quantum"), d.get("par_quantum"))
+        model = model_label(d.get("clock"), d.get("rr_quantum"), d.get("par_quantum"), d.get("io_hold"))
         cmd, prov = first_command(folder), provenance(folder)
         current, missing = lock_path_state(repo, lock_path, prov["lock_layer"] or prov["commit"])
         names = {w["name"] for w in d.get("workloads", [])}
@@ -448,7 +453,8 @@ def main(argv):
             workloads.append({
                 "name": w["name"], "vcpus": w.get("vcpus"),
                 "clock": d.get("clock"), "rr_quantum": d.get("rr_quantum"),
-                "par_quantum": d.get("par_quantum"), "model": model, "preempt": d.get("preempt"),
+                "par_quantum": d.get("par_quantum"), "io_hold": d.get("io_hold"),
+                "model": model, "preempt": d.get("preempt"),
                 "baseline_arm": base_arm, "asking_arm": ask_arm,
                 "slice_ext_nsec": w.get("slice_ext_nsec"),
                 "clients": w.get("clients"), "hogs": w.get("hogs"),
