@@ -22,7 +22,11 @@
  *	  size can be registered (a second registration gives EBUSY).
  *	- prctl(79, 2, 1, 0, 0) enables the extension; EINVAL: kernel without the
  *	  feature (all kernels before 7.0), ENOTSUPP (524): disabled at boot or a
- *	  legacy registration, ENXIO: no rseq registered.
+ *	  legacy registration, ENXIO: no rseq registered.  A 7.x kernel built
+ *	  without CONFIG_RSEQ_SLICE_EXTENSION (every arm64 7.2 kernel) answers
+ *	  ENOTSUPP to every request of prctl 79, GET (1) included; one built
+ *	  with it answers GET with 0 or 1 (include/linux/rseq.h, kernel/rseq.c
+ *	  of 7.2.13).
  *	- fork() copies the registration and the slice extension state.
  *	- glibc 2.41+ sizes its registration from AT_RSEQ_FEATURE_SIZE: Debian
  *	  sid's 2.43 on 6.18 has __rseq_size 28 and registers 32 bytes (measured
@@ -786,9 +790,18 @@ setup_common(rseq_slice_probe *p, rseq_slice_area_storage *storage,
 			  RSEQ_SLICE_PR_ENABLE, 0, 0) != 0)
 	{
 		slice_errno = errno;
-		if (slice_errno == RSEQ_SLICE_ENOTSUPP)
+
+		/*
+		 * ENOTSUPP on a V2 registration: disabled at boot, unless the kernel
+		 * was built without the extension.  Such a kernel (every arm64 7.2
+		 * kernel: no GENERIC_ENTRY) answers ENOTSUPP to GET as well, from
+		 * the stub in include/linux/rseq.h; a kernel built with it answers
+		 * GET with 0 or 1 even when disabled (kernel/rseq.c, 7.2.13).
+		 */
+		if (slice_errno == RSEQ_SLICE_ENOTSUPP &&
+			!(prctl(RSEQ_SLICE_PR_SLICE_EXTENSION, RSEQ_SLICE_PR_GET,
+					0, 0, 0) < 0 && errno == RSEQ_SLICE_ENOTSUPP))
 		{
-			/* a V2 registration, still refused: disabled at boot */
 			if (self_area != NULL && cpu_id_registered(self_area))
 				disabled = self_len > RSEQ_SLICE_ORIG_SIZE;
 			else if (glibc_area() != NULL)
@@ -886,8 +899,15 @@ probe_fill(rseq_slice_probe *p)
 			p->slice = RSEQ_SLICE_EXT_ENABLED;
 		else if (r == 1)
 			p->slice = RSEQ_SLICE_EXT_ENABLED;
-		else if (r < 0 && get_errno == EINVAL)
+		else if (r < 0 && (get_errno == EINVAL ||
+							get_errno == RSEQ_SLICE_ENOTSUPP))
+		{
+			/*
+			 * EINVAL: no such prctl (before 7.0); ENOTSUPP: built without
+			 * the extension (see rseq_slice_setup_process)
+			 */
 			p->slice = RSEQ_SLICE_EXT_UNAVAILABLE;
+		}
 		else
 			p->slice = RSEQ_SLICE_EXT_AVAILABLE;
 	}
