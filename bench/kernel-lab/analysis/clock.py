@@ -132,7 +132,7 @@ def par_section(steps, models, out):
               f"{fmt(b['stale_p50_ns'])} / {fmt(b['stale_p99_ns'])} / {fmt(b['stale_max_ns'])} | {fmt(b['host_s_per_guest_s_1'], 2)} | {fmt(b['host_s_per_guest_s_n'], 2)} |")
     print()
     print("Per model: spread (CV within a boot = over its repetitions, mean over boots; across = over the boot means, "
-          "`-hog` boots left out) and issue 26's targets: every thread's rate of every repetition in [0.98, 1.02] "
+          "`-hog` boots left out) and the targets of the parallel model: every thread's rate of every repetition in [0.98, 1.02] "
           "(the per-thread min and max over all boots), scaling / nCPU >= 0.95 in every boot, stale p99 <= 2 quanta "
           "(par models; quantum from qemu-settings.txt).\n")
     print("| model | boots | per-thread insn/ns min..max | within CV | across CV | scaling / nCPU per boot | aggregate within CV | across CV | stale p99 max ns | rate in [0.98, 1.02] | scaling >= 0.95 N | stale p99 <= 2 quanta |")

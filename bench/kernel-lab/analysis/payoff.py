@@ -699,7 +699,7 @@ def markdown(labdir, res):
         p("")
     else:
         p("No `holds.csv` (no traced run: --no-trace, or a lab run before the trace).\n")
-    p("\n## Targets of issue 9\n")
+    p("\n## Targets\n")
     p("| target | workload | value | goal | met |")
     p("| --- | --- | --- | --- | --- |")
     for t in res["targets"]:

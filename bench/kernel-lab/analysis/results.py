@@ -552,7 +552,7 @@ def main(argv):
             elif isinstance(v, float):
                 v = fmt(v, 4)
             L.append(f"| {t['target']} | {t['workload']} | {v} | {t['goal']} | {'yes' if t['met'] else '**no**'} |")
-    L += ["", "## Targets of issue 9, per run", "", "| target | workload | value | goal | met | source |", "| --- | --- | --- | --- | --- | --- |"]
+    L += ["", "## Targets, per run", "", "| target | workload | value | goal | met | source |", "| --- | --- | --- | --- | --- | --- |"]
     for t in targets:
         v = t.get("value")
         if isinstance(v, dict):
