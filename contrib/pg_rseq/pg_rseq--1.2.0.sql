@@ -243,11 +243,13 @@ LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION pg_rseq_test_signal_in_lwlocks(integer) IS
 $$Test only. Input: n, number of LWLocks (0 to 64). Takes n LWLocks of tranche pg_rseq_test in exclusive mode,
-sends this backend SIGUSR1 while holding them (harmless: it only sets the latch) and releases them.
-The kernel clears rseq_cs when it delivers a signal, as when it preempts, so on a patched server with an rseq area
+has a 1 ms POSIX timer deliver SIGUSR1 to this backend while it spins holding them (harmless: it only sets the
+latch) and releases them. The kernel clears rseq_cs when it delivers a signal that interrupted user space, as when it
+preempts, so on a patched server with an rseq area
 registered and a mode that counts, n >= 1 adds at least 1 to descheduled_while_holding (tranche pg_rseq_test,
 this backend; exactly 1 unless the kernel also preempts it while it holds them).
 Returns nothing. Not executable by PUBLIC, and superuser only even if GRANTed.
-Errors: n NULL (22004), n outside 0..64 (22023), caller not superuser (42501).$$;
+Errors: n NULL (22004), n outside 0..64 (22023), caller not superuser (42501), the timer not made or its signal
+not delivered within 5 s (58000).$$;
 
 REVOKE ALL ON FUNCTION pg_rseq_test_signal_in_lwlocks(integer) FROM PUBLIC;

@@ -13,12 +13,12 @@
  *
  * Never under a spinlock: only LWLocks are held when the ERROR is raised.
  *
- * pg_rseq_test_signal_in_lwlocks (1.1.0) takes the same locks, sends the
- * backend a signal while holding them and releases them normally: the
- * kernel clears rseq_cs when it delivers a signal, as it does when it
- * preempts, so the lock layer counts a deschedule while holding whenever
- * an rseq area is registered (any kernel with rseq, legacy or V2
- * registration, every mode but off).
+ * pg_rseq_test_signal_in_lwlocks (1.1.0) takes the same locks, has a
+ * signal delivered to the backend while holding them and releases them
+ * normally: the kernel clears rseq_cs when it delivers a signal that
+ * interrupted user space, as it does when it preempts, so the lock layer
+ * counts a deschedule while holding whenever an rseq area is registered
+ * (any kernel with rseq, legacy or V2 registration, every mode but off).
  *
  * contrib/pg_rseq/src/pg_rseq_test.cpp
  */
@@ -28,6 +28,9 @@
 #include <csignal>
 #include <cstring>
 
+#include <ctime>
+
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -100,6 +103,66 @@ CheckTestArgs(FunctionCallInfo fcinfo, const char *funcname)
 	return n;
 }
 
+/*
+ * Have SIGUSR1 (PostgreSQL's procsignal handler: with no reason flagged it
+ * only sets the latch) delivered to this thread while it runs in user
+ * space, and wait for it without a system call.
+ *
+ * Why not kill(): a signal a thread sends itself is delivered on the way
+ * out of that system call, and Linux 7.x looks at rseq_cs at delivery only
+ * when the thread came from user space through an interrupt if its
+ * registration is V2 (rseq_signal_deliver in include/linux/rseq.h, 7.2.13:
+ * event.user_irq); so kill() clears the marker for legacy registrations
+ * only (measured: pg_regress's detail test on arm64 7.2.13, glibc 2.43's V2
+ * area).  A POSIX timer's signal arrives through the timer interrupt, or
+ * the reschedule interrupt of another CPU, while this thread spins, which
+ * every kernel with rseq handles like a preemption.
+ *
+ * Returns 0 once the handler has set the latch; an errno of timer_create
+ * or timer_settime; ETIMEDOUT if the handler has not run within 5 s.
+ */
+int
+SignalFromInterrupt()
+{
+	timer_t		timer;
+	struct sigevent sev;
+	struct itimerspec its;
+	struct timespec deadline;
+	struct timespec now;
+	volatile sig_atomic_t *is_set = &MyLatch->is_set;
+	int			err = 0;
+
+	std::memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGUSR1;
+	sev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+	if (::timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0)
+		return errno;
+	ResetLatch(MyLatch);
+	std::memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = 1000 * 1000;	/* 1 ms */
+	::clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += 5;
+	if (::timer_settime(timer, 0, &its, nullptr) != 0)
+		err = errno;
+	while (err == 0 && !*is_set)
+	{
+		/*
+		 * Spin on the latch flag: 16M loads (several ms even natively, far
+		 * more than the 1 ms timer) between two looks at the clock, whose
+		 * vDSO read might fall back to a system call on some clocksources
+		 */
+		for (long i = 0; i < 16 * 1024 * 1024 && !*is_set; i++)
+			;
+		::clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!*is_set && (now.tv_sec > deadline.tv_sec ||
+						 (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)))
+			err = ETIMEDOUT;
+	}
+	::timer_delete(timer);
+	return err;
+}
+
 }								/* namespace */
 }								/* namespace pg_rseq */
 
@@ -143,14 +206,14 @@ PG_RSEQ_FUNCTION(pg_rseq_test_error_in_lwlocks)
 
 /*
  * pg_rseq_test_signal_in_lwlocks(n integer) returns void (1.1.0): take n
- * (0 .. 64) LWLocks of tranche "pg_rseq_test" in exclusive mode, send this
- * backend SIGUSR1 (PostgreSQL's procsignal handler: with no reason flagged
- * it only sets the latch) while holding them, then release them, innermost
- * first.  The signal is delivered before kill() returns, and the kernel
- * clears rseq_cs on delivery, so with an rseq area registered and a mode
- * that counts, the release of the innermost lock counts one "descheduled
- * while holding" against tranche pg_rseq_test (n >= 1).  Superuser only;
- * argument errors as pg_rseq_test_error_in_lwlocks.
+ * (0 .. 64) LWLocks of tranche "pg_rseq_test" in exclusive mode, have
+ * SIGUSR1 delivered to this backend from a 1 ms POSIX timer while holding
+ * them (SignalFromInterrupt), then release them, innermost first.  The
+ * kernel clears rseq_cs on that delivery, so with an rseq area registered
+ * and a mode that counts, the release of the innermost lock counts one
+ * "descheduled while holding" against tranche pg_rseq_test (n >= 1).
+ * Superuser only; argument errors as pg_rseq_test_error_in_lwlocks; ERROR
+ * 58000 if the timer cannot be made or its signal does not come within 5 s.
  */
 PG_RSEQ_FUNCTION(pg_rseq_test_signal_in_lwlocks)
 {
@@ -160,12 +223,11 @@ PG_RSEQ_FUNCTION(pg_rseq_test_signal_in_lwlocks)
 
 	for (int i = 0; i < n; i++)
 		LWLockAcquire(&t->locks[i], LW_EXCLUSIVE);
-	if (::kill(MyProcPid, SIGUSR1) != 0)
-		err = errno;
+	err = SignalFromInterrupt();
 	for (int i = n - 1; i >= 0; i--)
 		LWLockRelease(&t->locks[i]);
 	if (err != 0)
-		throw Error(ERRCODE_SYSTEM_ERROR, "could not send SIGUSR1 to process %d: %s",
+		throw Error(ERRCODE_SYSTEM_ERROR, "could not have SIGUSR1 delivered to process %d by a timer: %s",
 					MyProcPid, std::strerror(err));
 	PG_RETURN_VOID();
 }

@@ -43,6 +43,7 @@ extern "C" {
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/dsm_registry.h"
+#include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "utils/acl.h"
 #include "utils/backend_status.h"
