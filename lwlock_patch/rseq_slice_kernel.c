@@ -24,7 +24,7 @@
  *	  feature (all kernels before 7.0), ENOTSUPP (524): disabled at boot or a
  *	  legacy registration, ENXIO: no rseq registered.  A 7.x kernel built
  *	  without CONFIG_RSEQ_SLICE_EXTENSION (every arm64 7.2 kernel) answers
- *	  ENOTSUPP to every request of prctl 79, GET (1) included; one built
+ *	  ENOTSUPP to every well-formed request of prctl 79, GET (1) included; one built
  *	  with it answers GET with 0 or 1 (include/linux/rseq.h, kernel/rseq.c
  *	  of 7.2.13).
  *	- fork() copies the registration and the slice extension state.
