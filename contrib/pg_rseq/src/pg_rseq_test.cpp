@@ -118,11 +118,13 @@ CheckTestArgs(FunctionCallInfo fcinfo, const char *funcname)
  * the reschedule interrupt of another CPU, while this thread spins, which
  * every kernel with rseq handles like a preemption.
  *
- * Returns 0 once the handler has set the latch; an errno of timer_create
- * or timer_settime; ETIMEDOUT if the handler has not run within 5 s.
+ * Returns 0 once the latch is set (by the timer's signal, or by anything
+ * else that sets it meanwhile: a cancel, a timeout); an errno of
+ * timer_create or timer_settime (*failed names the call); ETIMEDOUT if the
+ * latch is not set within 5 s.
  */
 int
-SignalFromInterrupt()
+SignalFromInterrupt(const char **failed)
 {
 	timer_t		timer;
 	struct sigevent sev;
@@ -136,8 +138,10 @@ SignalFromInterrupt()
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGUSR1;
 	sev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+	*failed = "timer_create";
 	if (::timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0)
 		return errno;
+	*failed = "timer_settime";
 	ResetLatch(MyLatch);
 	std::memset(&its, 0, sizeof(its));
 	its.it_value.tv_nsec = 1000 * 1000;	/* 1 ms */
@@ -157,7 +161,10 @@ SignalFromInterrupt()
 		::clock_gettime(CLOCK_MONOTONIC, &now);
 		if (!*is_set && (now.tv_sec > deadline.tv_sec ||
 						 (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)))
+		{
+			*failed = "the wait for its signal";
 			err = ETIMEDOUT;
+		}
 	}
 	::timer_delete(timer);
 	return err;
@@ -219,15 +226,16 @@ PG_RSEQ_FUNCTION(pg_rseq_test_signal_in_lwlocks)
 {
 	int32		n = CheckTestArgs(fcinfo, "pg_rseq_test_signal_in_lwlocks");
 	TestLocks  *t = GetTestLocks();
+	const char *failed = "";
 	int			err = 0;
 
 	for (int i = 0; i < n; i++)
 		LWLockAcquire(&t->locks[i], LW_EXCLUSIVE);
-	err = SignalFromInterrupt();
+	err = SignalFromInterrupt(&failed);
 	for (int i = n - 1; i >= 0; i--)
 		LWLockRelease(&t->locks[i]);
 	if (err != 0)
-		throw Error(ERRCODE_SYSTEM_ERROR, "could not have SIGUSR1 delivered to process %d by a timer: %s",
-					MyProcPid, std::strerror(err));
+		throw Error(ERRCODE_SYSTEM_ERROR, "could not have SIGUSR1 delivered to process %d by a timer: %s: %s",
+					MyProcPid, failed, std::strerror(err));
 	PG_RETURN_VOID();
 }
