@@ -146,15 +146,23 @@ def clock_of(labdir):
     return "/".join(sorted(clocks)) if clocks else "unknown"
 
 
+def boot_settings(labdir, clocks, key, default):
+    """The set of one qemu-settings.txt key over the boots whose clock is
+    one of `clocks` (`default` where a boot's file lacks the key: written
+    before the option existed)."""
+    vals = set()
+    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")):
+        kv = kv_file(p)
+        if kv.get("clock", "").split()[:1] and kv["clock"].split()[0] in clocks:
+            vals.add(kv.get(key, default))
+    return vals
+
+
 def rr_quantum_of(labdir):
     """The boots' run-in-guest rr_quantum [guest instructions per vCPU turn;
     0 = qemu's own round robin], "/"-joined if they differ; 0 for settings
     written before the option existed."""
-    qs = set()
-    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")):
-        kv = kv_file(p)
-        if kv.get("clock", "").split()[:1] == ["icount"]:
-            qs.add(kv.get("rr_quantum", "0"))
+    qs = boot_settings(labdir, ("icount",), "rr_quantum", "0")
     if not qs:
         return None
     return int(qs.pop()) if len(qs) == 1 else "/".join(sorted(qs))
@@ -164,11 +172,7 @@ def par_quantum_of(labdir):
     """The parallel boots' round [guest instructions per vCPU and round,
     run-in-guest --par-quantum], "/"-joined if they differ; None without
     parallel boots (qemu-settings.txt "par_quantum")."""
-    qs = set()
-    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")):
-        kv = kv_file(p)
-        if kv.get("clock", "").split()[:1] == ["parallel"]:
-            qs.add(kv.get("par_quantum", "NA"))
+    qs = boot_settings(labdir, ("parallel",), "par_quantum", "NA")
     if not qs:
         return None
     return int(qs.pop()) if len(qs) == 1 and next(iter(qs)).isdigit() else "/".join(sorted(qs))
@@ -180,14 +184,8 @@ def io_hold_of(labdir):
     "io_hold"): "on", "off" (also every boot written before the option:
     qemu's own warp), "/"-joined if the boots differ; None without icount
     or parallel boots."""
-    hs = set()
-    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")):
-        kv = kv_file(p)
-        if kv.get("clock", "").split()[:1] in (["icount"], ["parallel"]):
-            hs.add(kv.get("io_hold", "off"))
-    if not hs:
-        return None
-    return "/".join(sorted(hs))
+    hs = boot_settings(labdir, ("icount", "parallel"), "io_hold", "off")
+    return "/".join(sorted(hs)) if hs else None
 
 
 def preempt_of(labdir):
