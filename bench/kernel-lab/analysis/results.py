@@ -31,10 +31,12 @@ Writes OUTDIR/summary.json:
      the folder's summary.json does not say), "slice_ext_nsec" [ns],
      "clients", "hogs", "rounds", "secs" [s],
      "desched_per_1000_sections": {"measure": x, "auto": y} [counts],
+     "desched_per_1000_xacts": {"measure", "auto"} [counts],
+     "grants_per_1000_xacts" [kernel grants of the asking arm],
      "desched_ratio_auto_measure" [ratio], "grant_yield_fraction"
      (s_yielded / s_granted of the asking arm), "grant_expired_fraction",
-     "tps_ratio_auto_stock": {"mean", "lo", "hi"} (geometric mean of the
-     per-round ratios, 95 % t interval), "tps_ratio_auto_measure",
+     "tps_ratio_auto_stock": {"mean", "lo", "hi", "n"} (geometric mean of
+     the per-round ratios, 95 % t interval, rounds), "tps_ratio_auto_measure",
      "tps_ratio_measure_stock" (same shape, or null),
      "tps_mean": {"stock", "measure", "auto"} [transactions/s, mean over the
      recorded runs; extend-sched: entries/s of measure and upstream],
@@ -74,7 +76,20 @@ Writes OUTDIR/summary.json:
      "auto_lazy_over_stock_none" (the same for auto under lazy),
      "spin_share_stock" {"lazy", "none"}, "lwlock_share_stock" {"lazy",
      "none"}}]: every (workload, vCPUs, clock) measured under both lazy and
-     none}
+     none,
+   "time_budget": [{"workload", "vcpus", "model", "preempt", "stock_tps"
+     [transactions/s, mean], "stock_tps_cv" (run-to-run),
+     "stock_tps_over_fewest" (stock tps over that of the same series and
+     preemption model at its fewest vCPUs, "fewest_vcpus"; null on that row),
+     "stock_running", "stock_lwlock", "stock_spin" (shares of the stock
+     arm's sampled active client backends), "desched_per_s_measure",
+     "desched_per_s_auto" [holders descheduled per guest second: per 1000
+     transactions times the arm's tps / 1000], "grants_per_s" [kernel
+     grants per guest second of the asking arm], "grant_expired_fraction",
+     "rounds" (of auto/stock), "rounds_for_2pct" (rounds that auto/stock's
+     95 % interval would need for +-2 % at this run's per-round spread,
+     analysis.stats.rounds_for; null without scipy)}]: the parallel rows
+     with a stock arm}
 and OUTDIR/summary.md (the same as tables).
 
 Exit status: 0 written; 1 a folder, its summary.json or a named workload is
@@ -91,6 +106,8 @@ import shlex
 import subprocess
 import sys
 
+from .stats import rounds_for
+
 
 def die(msg, code=1):
     print("analyse summarise results: " + msg, file=sys.stderr)
@@ -100,7 +117,7 @@ def die(msg, code=1):
 def ratio(d):
     if not isinstance(d, dict) or d.get("mean") is None:
         return None
-    return {"mean": d.get("mean"), "lo": d.get("lo"), "hi": d.get("hi")}
+    return {"mean": d.get("mean"), "lo": d.get("lo"), "hi": d.get("hi"), "n": d.get("n")}
 
 
 def first_command(folder):
@@ -397,6 +414,46 @@ def scale_targets(workloads):
     return t
 
 
+def per_second(per_1000_xacts, tps):
+    """events per guest second from events per 1000 transactions and tps"""
+    if per_1000_xacts is None or not tps:
+        return None
+    return per_1000_xacts * tps / 1000
+
+
+def time_budget(workloads):
+    """Where the time goes on the rows of parallel guest time (see
+    "time_budget" in the docstring)."""
+    fewest = {}
+    for w in workloads:
+        if w["clock"] == "parallel" and w["baseline_arm"] == "stock" and (w["tps_mean_detail"].get("stock") or {}).get("mean"):
+            k = (series_of(w["name"]), w.get("preempt"))
+            if k not in fewest or w["vcpus"] < fewest[k]["vcpus"]:
+                fewest[k] = w
+    out = []
+    for w in workloads:
+        if w["clock"] != "parallel" or w["baseline_arm"] != "stock":
+            continue
+        tm = w["tps_mean_detail"]
+        st_, me, au = tm.get("stock") or {}, tm.get("measure") or {}, tm.get("auto") or {}
+        f = fewest.get((series_of(w["name"]), w.get("preempt")))
+        r = w["tps_ratio_auto_stock"] or {}
+        ws_ = w["waits_stock"] or {}
+        out.append({
+            "workload": w["name"], "vcpus": w["vcpus"], "model": w["model"], "preempt": w.get("preempt"),
+            "stock_tps": st_.get("mean"), "stock_tps_cv": st_.get("cv"),
+            "stock_tps_over_fewest": (st_["mean"] / f["tps_mean_detail"]["stock"]["mean"]
+                                      if f is not None and f is not w and st_.get("mean") else None),
+            "fewest_vcpus": f["vcpus"] if f is not None else None,
+            "stock_running": ws_.get("cpu"), "stock_lwlock": ws_.get("lwlock"), "stock_spin": ws_.get("spin"),
+            "desched_per_s_measure": per_second(w["desched_per_1000_xacts"]["measure"], me.get("mean")),
+            "desched_per_s_auto": per_second(w["desched_per_1000_xacts"]["auto"], au.get("mean")),
+            "grants_per_s": per_second(w["grants_per_1000_xacts"], au.get("mean")),
+            "grant_expired_fraction": w["grant_expired_fraction"],
+            "rounds": r.get("n"), "rounds_for_2pct": rounds_for(r.get("lo"), r.get("hi"), r.get("n"))})
+    return out
+
+
 def preemption_models(workloads):
     """Rows measured under both lazy and none (see "preemption_models")."""
     by = {}
@@ -462,6 +519,10 @@ def main(argv):
                 "desched_per_1000_sections": {
                     "measure": (w.get("desched_per_1000_sections") or {}).get("measure"),
                     "auto": (w.get("desched_per_1000_sections") or {}).get("auto")},
+                "desched_per_1000_xacts": {
+                    "measure": (w.get("desched_per_1000_xacts") or {}).get("measure"),
+                    "auto": (w.get("desched_per_1000_xacts") or {}).get("auto")},
+                "grants_per_1000_xacts": w.get("grants_per_1000_xacts"),
                 "desched_ratio_auto_measure": (w.get("desched_ratio_auto_measure") or {}).get("pooled"),
                 "grant_yield_fraction": w.get("grant_yield_fraction"),
                 "grant_expired_fraction": w.get("grant_expired_fraction"),
@@ -481,11 +542,13 @@ def main(argv):
                 continue
             targets.append(dict(t, source=rel, lock_path_current=current))
     scal, st, pm = scaling(workloads), scale_targets(workloads), preemption_models(workloads)
+    tb = time_budget(workloads)
     for w in workloads:
         w.pop("tps_mean_detail")
     out = {"clock": "/".join(sorted(str(c) for c in clocks)), "slice_ext_nsec": nsecs.most_common(1)[0][0] if nsecs else None,
            "workloads": workloads, "targets": targets, "sources": [s[0] for s in sources],
-           "lock_path_commits": lock_path, "scaling": scal, "scale_targets": st, "preemption_models": pm}
+           "lock_path_commits": lock_path, "scaling": scal, "scale_targets": st, "preemption_models": pm,
+           "time_budget": tb}
     L = ["# Kernel lab: the pay-off results (consolidated)", "",
          "Generated by `bench/kernel-lab/analyse summarise results " + os.path.basename(argv[1]) +
          " .` from the run folders that `" + os.path.basename(argv[1]) +
@@ -529,6 +592,24 @@ def main(argv):
             cell = {p["vcpus"]: fmt_ratio(p["tps_ratio"]) for p in g["points"]}
             L.append(f"| {g['series']} ({g['points'][0]['ratio']}) | {g['preempt'] or '-'} | "
                      + " | ".join(cell.get(v, "-") for v in vs) + f" | {g['trend'] or '-'} |")
+    if tb:
+        L += ["", "## Where the time goes at scale (parallel guest time)", "",
+              "Per row of `par` above: the stock arm's mean tps, its run-to-run CV and its ratio to the same series at the "
+              "fewest vCPUs (does the workload itself scale?); the shares of the stock arm's sampled active client backends "
+              "running (on CPU or runnable), waiting on an LWLock, in a spin delay; holders descheduled per guest second in "
+              "measure and auto (deschedules per transaction times tps); grants per guest second and the share that expired; "
+              "the rounds of the run and the rounds that auto/stock's interval would need to shrink to +-2 % at the per-round "
+              "spread this run showed (`analysis.stats.rounds_for`).", "",
+              "| workload | vCPUs | preempt | stock tps (CV) | stock tps / fewest vCPUs | stock running / LWLock / SpinDelay | "
+              "desched/s measure / auto | grants/s (expired) | rounds (for +-2 %) |",
+              "| --- | ---: | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in tb:
+            sc = "-" if r["stock_tps_over_fewest"] is None else f"{r['stock_tps_over_fewest']:.2f} (of {r['fewest_vcpus']})"
+            L.append(f"| {r['workload']} | {r['vcpus']} | {r['preempt'] or '-'} | {fmt(r['stock_tps'], 0)} ({fmt_pct(r['stock_tps_cv'])}) | "
+                     f"{sc} | {fmt_pct(r['stock_running'])} / {fmt_pct(r['stock_lwlock'])} / {fmt_pct(r['stock_spin'])} | "
+                     f"{fmt(r['desched_per_s_measure'], 1)} / {fmt(r['desched_per_s_auto'], 1)} | "
+                     f"{fmt(r['grants_per_s'], 1)} ({fmt_pct(r['grant_expired_fraction'])}) | "
+                     f"{r['rounds'] if r['rounds'] is not None else '-'} ({r['rounds_for_2pct'] if r['rounds_for_2pct'] is not None else '-'}) |")
     if pm:
         L += ["", "## Lazy preemption (7.2's default) against preempt=none (before 7.0)", "",
               "Same workload, vCPUs and clock booted under both models (separate boots: ratios of the arms' mean tps, 95 % "

@@ -11,6 +11,8 @@
                           95 % interval (order statistics, Binomial(n, 1/2));
   mean, cv                mean and coefficient of variation (stddev / mean)
                           of the non-NaN values;
+  rounds_for(lo, hi, n)   the rounds a paired interval needs to shrink to
+                          +-2 % at the spread its (lo, hi, n) show;
   num, fmt, pct, nn       parsing a CSV cell (NaN when not a number),
                           formatting for Markdown ("n/a" for NaN/None),
                           rounding for JSON (None for NaN).
@@ -122,6 +124,25 @@ def ratio_obj(r):
     """a paired() result for JSON: {"mean", "lo", "hi", "p", "n"}"""
     g, lo, hi, p, n = r
     return {"mean": nn(g), "lo": nn(lo), "hi": nn(hi), "p": nn(p, 4), "n": n}
+
+
+def rounds_for(lo, hi, n, half=math.log(1.02)):
+    """Rounds that a paired() interval needs for a half-width of `half` on
+    the log scale (default +-2 %) at the per-round spread of an interval
+    (lo, hi) from n rounds: s = (ln hi - ln lo) / 2 / t(0.975, n - 1) *
+    sqrt(n), then the smallest m >= 2 with t(0.975, m - 1) * s / sqrt(m) <=
+    half (at most 100,000). None without scipy, n < 2 or no interval."""
+    if sst is None or n is None or n < 2 or isnan(lo) or isnan(hi) or not lo or not hi or hi < lo:
+        return None
+    s = (math.log(hi) - math.log(lo)) / 2 / sst.t.ppf(0.975, n - 1) * math.sqrt(n)
+    if s == 0:
+        return 2
+    m = max(2, int((1.96 * s / half) ** 2))
+    while m > 2 and sst.t.ppf(0.975, m - 2) * s / math.sqrt(m - 1) <= half:
+        m -= 1
+    while m < 100000 and sst.t.ppf(0.975, m - 1) * s / math.sqrt(m) > half:
+        m += 1
+    return m
 
 
 def median_interval(ratios):
