@@ -24,14 +24,14 @@ Output:
       figure over the repetitions within a boot (mean over boots) and over
       the boot means (across boots); -hog boots are left out of it
     - host load check per model: the -hog boot / the mean of the other boots
-    - par_loop per boot (issue 26 item 1): loop instructions per guest ns of
+    - par_loop per boot (parallel guest time): loop instructions per guest ns of
       the 1-thread run and of every thread of the nCPU-thread run (mean,
       min, max over threads and repetitions), the aggregate of the nCPU run,
       scaling = aggregate / the 1-thread rate of the same boot, and scaling
       / nCPU; how stale the next vCPU's progress looks (p50, p99, max [ns]);
       host s per guest s while 1 and nCPU threads run (hostmark files);
       per model the spread within and across boots, and the targets of
-      issue 26 (every thread's rate in [0.98, 1.02], scaling >= 0.95 nCPU,
+      parallel guest time (every thread's rate in [0.98, 1.02], scaling >= 0.95 nCPU,
       stale p99 <= 2 quanta)
   LABDIR/summary.json: the same figures, machine-readable:
     {"models": {MODEL: {"clock", "vcpus", "icount_shift", "boots": [STEP...],
@@ -98,7 +98,7 @@ def par_boot(s):
 
 
 def par_section(steps, models, out):
-    """the par_loop tables (issue 26 item 1); adds "par" to out["models"]"""
+    """the par_loop tables (parallel guest time); adds "par" to out["models"]"""
     if not any(s["par"] for s in steps.values()):
         return
     rs = [(n, s["rounds"]) for n, s in steps.items() if s.get("rounds")]

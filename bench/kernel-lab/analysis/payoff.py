@@ -40,7 +40,7 @@ transaction):
   waits: shares of the sampled active client backends on CPU, in an LWLock
     wait, in SpinDelay, in a heavyweight Lock wait (pg_stat_activity samples)
   host load: mean and max of host_load_start/end over the runs
-  the targets of issue 9, evaluated on these numbers.
+  the lab's targets (docs/kernel-lab.md, "Targets"), evaluated on these numbers.
   Where grants go, per tranche (LABDIR/tranches.csv, or LABDIR/*/tranches.csv;
     payoff-in-guest: pg_stat_rseq_tranche differences of every patched run;
     rows with discard = 1 left out): per tranche row, sums over the runs of
@@ -457,7 +457,7 @@ def hold_summary(wl, vcpus, hrows):
 
 
 def targets(ws):
-    """the targets of issue 9 on these numbers: list of dicts (target, workload, value, goal, met)"""
+    """the lab's targets (docs/kernel-lab.md, "Targets") on these numbers: list of dicts (target, workload, value, goal, met)"""
     t = []
 
     def add(target, w, value, goal, met):

@@ -9,8 +9,10 @@ ratios with its 95 % t interval), or for a workload without a stock arm
 (extend-sched) "tps_ratio_auto_measure" (asking arm over its baseline).
 Output: OUT.png (matplotlib, Agg backend, 8 x N/3+1.5 inches at 120 dpi):
 one horizontal bar per workload and vCPU count from lo to hi with a dot at
-the mean, a line at 1.0 (no change); x axis: throughput ratio [tps / tps];
-the title names the clock and slice_ext_nsec of the file. Prints OUT.png's
+the mean, a line at 1.0 (no change), labelled with the workload's name
+(hot locks carry their slice length: hotlock-h8-5us), vCPUs, clock model
+(icount, rrN, parN) and preemption model where recorded; x axis:
+throughput ratio [tps / tps]. Prints OUT.png's
 path on stdout.
 
 analyse plot scaling SUMMARY_JSON OUT.png: the same file's "scaling"
@@ -41,7 +43,10 @@ def rows_of(d):
             continue
         lo = r.get("lo") if r.get("lo") is not None else r["mean"]
         hi = r.get("hi") if r.get("hi") is not None else r["mean"]
-        out.append((f"{w.get('name')}, {w.get('vcpus')} vCPU ({what})", float(r["mean"]), float(lo), float(hi)))
+        # name, vCPUs, clock model, preemption model (where recorded): what tells two rows apart
+        how = ", ".join(x for x in (w.get("model"), w.get("preempt")) if x)
+        out.append((f"{w.get('name')}, {w.get('vcpus')} vCPU, {how} ({what})" if how else
+                    f"{w.get('name')}, {w.get('vcpus')} vCPU ({what})", float(r["mean"]), float(lo), float(hi)))
     if not out:
         raise ValueError("no workload with a throughput ratio")
     return out
@@ -136,7 +141,7 @@ def main(argv):
     ax.set_yticks(ys)
     ax.set_yticklabels([r[0] for r in rows], fontsize=8)
     ax.set_xlabel("throughput ratio (tps / tps), geometric mean and 95 % interval")
-    ax.set_title(f"pg_rseq in the kernel lab: clock {d.get('clock')}, slice_ext_nsec {d.get('slice_ext_nsec')}", fontsize=10)
+    ax.set_title("pg_rseq in the kernel lab: patched auto over stock (slice length in each workload's name)", fontsize=10)
     ax.grid(axis="x", linestyle=":", linewidth=0.5)
     fig.tight_layout()
     fig.savefig(argv[3])

@@ -1,5 +1,5 @@
-"""analyse summarise results: the kernel lab's consolidated pay-off results (issue 9
-item 5): bench/results/kernel-lab/summary.md and summary.json, built from the
+"""analyse summarise results: the kernel lab's consolidated pay-off results:
+bench/results/kernel-lab/summary.md and summary.json, built from the
 per-run folders that a sources file names.
 
 Usage: analyse summarise results SOURCES OUTDIR
