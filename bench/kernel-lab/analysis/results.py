@@ -559,7 +559,12 @@ def main(argv):
          "vCPUs). `preempt` = the preemption model in force in the guest (7.2's default is lazy; `none` needs the lab kernel's "
          "preempt-none-voluntary.patch; `-` = not recorded, the kernel's default). Ratios: geometric means of per-round ratios, 95 % t intervals "
          "(the targets use these); `auto/stock median` = the median of the same per-round ratios with its distribution-free "
-         "interval (order statistics, coverage >= 95 %, none below 6 rounds; robust to one slow run in one arm).", ""]
+         "interval (order statistics, coverage >= 95 %, none below 6 rounds; robust to one slow run in one arm). "
+         "Columns: `s x rounds` = seconds per pgbench run x rounds of the arms; `desched/1000 sect` = lock holders "
+         "descheduled per 1000 lock sections (deschedules per transaction over the sections per transaction of a "
+         "calibration run); `yielded` / `expired` = the kernel's s_yielded / s_expired over s_granted in the asking arm; "
+         "`stock in SpinDelay / LWLock` = shares of the stock arm's sampled active backends; the targets are defined in "
+         "docs/kernel-lab.md (\"Targets\").", ""]
     if lock_path:
         L += ["Lock path: the commits that changed its instructions are " + ", ".join(lock_path) +
               " (`@lock-path` in the sources file). `current` = the row's lock layer contains them all; "
