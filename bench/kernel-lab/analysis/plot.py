@@ -45,8 +45,8 @@ def rows_of(d):
         hi = r.get("hi") if r.get("hi") is not None else r["mean"]
         # name, vCPUs, clock model, preemption model (where recorded): what tells two rows apart
         how = ", ".join(x for x in (w.get("model"), w.get("preempt")) if x)
-        out.append((f"{w.get('name')}, {w.get('vcpus')} vCPU, {how} ({what})" if how else
-                    f"{w.get('name')}, {w.get('vcpus')} vCPU ({what})", float(r["mean"]), float(lo), float(hi)))
+        out.append((f"{w.get('name')}, {w.get('vcpus')} vCPU{', ' + how if how else ''}: {what}",
+                    float(r["mean"]), float(lo), float(hi)))
     if not out:
         raise ValueError("no workload with a throughput ratio")
     return out
