@@ -174,14 +174,18 @@ CHECK_TARGETS += bench-check
 #                       2023 shape, extend-sched, under 7.2's lazy
 #                       preemption into build/kernel-lab/payoff-par-<date>/,
 #                       then the regression shape under preempt=none (the
-#                       model before 7.0) into .../payoff-par-none-<date>/.
+#                       model before 7.0) into .../payoff-par-none-<date>/,
+#                       then the hot lock with hogs under preempt=full (a
+#                       woken task preempts at once) into
+#                       .../payoff-par-full-<date>/.
 #                       Each boot's host time grows with its busy vCPUs
 #                       (about 3 host s per vCPU and guest second on an
 #                       idle 2-CPU host): hours at the defaults below;
 #                       SCALE_ARGS adds payoff-lab options (e.g. --rounds 3
 #                       or --steps v8). The runs cited in
 #                       bench/results/kernel-lab: bench/kernel-lab/
-#                       sequences/parallel-2d4bb5b-*.txt.
+#                       sequences/parallel-2d4bb5b-*.txt, hold-2d4bb5b-*.txt
+#                       and curve-2d4bb5b-*.txt.
 LAB_ARGS ?=
 PAYOFF_ARGS ?=
 SCALE_ARGS ?=
@@ -202,6 +206,9 @@ kernel-lab-scale:
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
 	    $(foreach v,8 4 2,--v$(v)-workloads regress2026u) --preempt none $(SCALE_ARGS) \
 	    --out $(BUILD)/kernel-lab/payoff-par-none-$(SCALE_DATE)
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
+	    $(foreach v,8 4 2,--v$(v)-workloads hotlock) --hotlock-variants hH-5us --preempt full $(SCALE_ARGS) \
+	    --out $(BUILD)/kernel-lab/payoff-par-full-$(SCALE_DATE)
 
 # ---------------------------------------------------------------------------
 #   make arm64-lab      the patched PostgreSQL 18 and pg_rseq on Debian's
