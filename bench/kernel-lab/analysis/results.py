@@ -69,14 +69,15 @@ Writes OUTDIR/summary.json:
      lower 95 % bound > 1.10, deschedules auto/measure <= 0.1, and at
      slice_ext_nsec 5000 grant_yield_fraction >= 0.9) and nothing slower
      (lower bound of auto/stock >= 0.98),
-   "preemption_models": [{"workload", "vcpus", "model", "stock_lazy_over_none"
+   "preemption_models": [{"workload", "vcpus", "model", "other" (the
+     other preemption model: none, full, ...), "stock_lazy_over_other"
      {"mean", "lo", "hi"} (ratio of the stock arm's mean tps with 7.2's lazy
-     preemption to that under preempt=none, 95 % interval on the log ratio
-     from each mean's standard error, Welch's degrees of freedom),
-     "auto_lazy_over_stock_none" (the same for auto under lazy),
-     "spin_share_stock" {"lazy", "none"}, "lwlock_share_stock" {"lazy",
-     "none"}}]: every (workload, vCPUs, clock) measured under both lazy and
-     none,
+     preemption to that under the other model, 95 % interval on the log
+     ratio from each mean's standard error, Welch's degrees of freedom),
+     "auto_lazy_over_stock_other" (the same for auto under lazy),
+     "auto_other_over_stock_other", "spin_share_stock" {"lazy", OTHER},
+     "lwlock_share_stock" {"lazy", OTHER}, "sources"}]: every (workload,
+     vCPUs, clock) measured under lazy and another model,
    "time_budget": [{"workload", "vcpus", "model", "preempt", "stock_tps"
      [transactions/s, mean], "stock_tps_cv" (run-to-run),
      "stock_tps_over_fewest" (stock tps over that of the same series and
@@ -455,23 +456,26 @@ def time_budget(workloads):
 
 
 def preemption_models(workloads):
-    """Rows measured under both lazy and none (see "preemption_models")."""
+    """Rows measured under lazy and under another preemption model (see
+    "preemption_models")."""
     by = {}
     for w in workloads:
-        if w["baseline_arm"] == "stock" and w.get("preempt") in ("lazy", "none"):
+        if w["baseline_arm"] == "stock" and w.get("preempt"):
             by.setdefault((w["name"], w["vcpus"], w["model"]), {})[w["preempt"]] = w
     out = []
     for (name, vcpus, model), d in by.items():
-        if set(d) != {"lazy", "none"}:
+        if "lazy" not in d:
             continue
-        lz, no = d["lazy"], d["none"]
-        out.append({"workload": name, "vcpus": vcpus, "model": model,
-                    "stock_lazy_over_none": mean_ratio(lz["tps_mean_detail"].get("stock"), no["tps_mean_detail"].get("stock")),
-                    "auto_lazy_over_stock_none": mean_ratio(lz["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
-                    "auto_none_over_stock_none": mean_ratio(no["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
-                    "spin_share_stock": {"lazy": (lz["waits_stock"] or {}).get("spin"), "none": (no["waits_stock"] or {}).get("spin")},
-                    "lwlock_share_stock": {"lazy": (lz["waits_stock"] or {}).get("lwlock"), "none": (no["waits_stock"] or {}).get("lwlock")},
-                    "sources": {"lazy": lz["source"], "none": no["source"]}})
+        lz = d["lazy"]
+        for other in sorted(m for m in d if m != "lazy"):
+            no = d[other]
+            out.append({"workload": name, "vcpus": vcpus, "model": model, "other": other,
+                        "stock_lazy_over_other": mean_ratio(lz["tps_mean_detail"].get("stock"), no["tps_mean_detail"].get("stock")),
+                        "auto_lazy_over_stock_other": mean_ratio(lz["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
+                        "auto_other_over_stock_other": mean_ratio(no["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
+                        "spin_share_stock": {"lazy": (lz["waits_stock"] or {}).get("spin"), other: (no["waits_stock"] or {}).get("spin")},
+                        "lwlock_share_stock": {"lazy": (lz["waits_stock"] or {}).get("lwlock"), other: (no["waits_stock"] or {}).get("lwlock")},
+                        "sources": {"lazy": lz["source"], other: no["source"]}})
     return out
 
 
@@ -616,18 +620,20 @@ def main(argv):
                      f"{fmt(r['grants_per_s'], 1)} ({fmt_pct(r['grant_expired_fraction'])}) | "
                      f"{r['rounds'] if r['rounds'] is not None else '-'} ({r['rounds_for_2pct'] if r['rounds_for_2pct'] is not None else '-'}) |")
     if pm:
-        L += ["", "## Lazy preemption (7.2's default) against preempt=none (before 7.0)", "",
-              "Same workload, vCPUs and clock booted under both models (separate boots: ratios of the arms' mean tps, 95 % "
-              "intervals from the means' standard errors). SpinDelay / LWLock = shares of the stock arm's sampled active "
+        L += ["", "## Lazy preemption (7.2's default) against other models", "",
+              "Same workload, vCPUs and clock booted under lazy preemption and under another model (`none`: the model "
+              "before 7.0; `full`: a woken task preempts at once); separate boots: ratios of the arms' mean tps, 95 % "
+              "intervals from the means' standard errors. SpinDelay / LWLock = shares of the stock arm's sampled active "
               "backends in a spin delay (s_lock, buffer header locks) / an LWLock wait.", "",
-              "| workload | vCPUs | model | stock lazy / stock none | auto lazy / stock none | auto none / stock none | "
-              "stock SpinDelay lazy / none | stock LWLock lazy / none |",
-              "| --- | ---: | --- | --- | --- | --- | --- | --- |"]
+              "| workload | vCPUs | model | other | stock lazy / stock other | auto lazy / stock other | auto other / stock other | "
+              "stock SpinDelay lazy / other | stock LWLock lazy / other |",
+              "| --- | ---: | --- | --- | --- | --- | --- | --- | --- |"]
         for r in pm:
-            L.append(f"| {r['workload']} | {r['vcpus']} | {r['model']} | {fmt_ratio(r['stock_lazy_over_none'])} | "
-                     f"{fmt_ratio(r['auto_lazy_over_stock_none'])} | {fmt_ratio(r['auto_none_over_stock_none'])} | "
-                     f"{fmt_pct(r['spin_share_stock']['lazy'])} / {fmt_pct(r['spin_share_stock']['none'])} | "
-                     f"{fmt_pct(r['lwlock_share_stock']['lazy'])} / {fmt_pct(r['lwlock_share_stock']['none'])} |")
+            o = r["other"]
+            L.append(f"| {r['workload']} | {r['vcpus']} | {r['model']} | {o} | {fmt_ratio(r['stock_lazy_over_other'])} | "
+                     f"{fmt_ratio(r['auto_lazy_over_stock_other'])} | {fmt_ratio(r['auto_other_over_stock_other'])} | "
+                     f"{fmt_pct(r['spin_share_stock']['lazy'])} / {fmt_pct(r['spin_share_stock'][o])} | "
+                     f"{fmt_pct(r['lwlock_share_stock']['lazy'])} / {fmt_pct(r['lwlock_share_stock'][o])} |")
     if st:
         L += ["", "## Targets at scale (parallel guest time)", "", "| target | workload | value | goal | met |",
               "| --- | --- | --- | --- | --- |"]
