@@ -20,6 +20,10 @@ transaction):
     null bounds below 6 rounds). Robust to one slow run in one arm, which
     the lab sees now and then, on any arm; reported next to the t interval,
     which the targets use.
+  tps_ratio_X_stock, tps_ratio_X_auto: the same for every other arm X
+    (off, request, auto-VALUE); with an arm off also tps_ratio_measure_off
+    and tps_ratio_auto_off (the patched server's binary and registration
+    without the lock layer's work as the baseline)
   desched_per_1000_xacts {arm}: 1000 * sum pg_desched / sum xacts
   sections_per_xact: pg_sections / xacts of the calibration run
     (rseq_slice_detail = on; other runs count no sections)
@@ -267,6 +271,10 @@ def analyse(wl, vcpus, rs):
         if a not in (base, ask, "measure", "stock"):
             out[f"tps_ratio_{a}_stock"] = pr(a, "stock")
             out[f"tps_ratio_{a}_auto"] = pr(a, "auto")
+    if "off" in arms:
+        # the patched server in mode off: its registration and binary without the lock layer's work
+        out["tps_ratio_measure_off"] = pr("measure", "off")
+        out["tps_ratio_auto_off"] = pr(ask, "off")
     # deschedules
     spx = NAN
     if wl == "extend-sched":
@@ -619,6 +627,17 @@ def markdown(labdir, res):
         cell = f"{fx(sr['ratio'])} (p={fx(sr['f_test_p'], 3)})" if a == w["asking_arm"] and sr["ratio"] is not None else ""
         runs_cell = f"{v['n']} (+{v['no_tps']} without tps)" if v["no_tps"] else f"{v['n']}"
         p(f"{lead} {runs_cell} | {fmt(v['mean'], 1)} | {fmt(v['sd'], 1)} | {pct(v['cv']) if v['cv'] is not None else 'n/a'} | {cell} |")
+    offs = [w for w in res["workloads"] if w.get("tps_ratio_off_stock")]
+    if offs:
+        p("\n### The patched server in mode off\n")
+        p("Arm `off`: the patched server with `rseq_slice_mode = off` (no lock-layer work; the same binary and rseq "
+          "registration as measure and auto). off/stock isolates the patched server's binary and registration, "
+          "measure/off the lock layer's measuring.\n")
+        p("| workload | vCPUs | off/stock [95% CI] | measure/off [95% CI] | auto/off [95% CI] |")
+        p("| --- | ---: | --- | --- | --- |")
+        for w in offs:
+            p(f"| {w['name']} | {w['vcpus']} | {rcell(w['tps_ratio_off_stock'])} | {rcell(w.get('tps_ratio_measure_off'))} | "
+              f"{rcell(w.get('tps_ratio_auto_off'))} |")
     p("\n### Medians of the per-round ratios (distribution-free)\n")
     p("The median of the paired per-round ratios with its order-statistic interval (coverage `conf`, at least 95 %; "
       "none below 6 rounds): one slow run in one arm moves it by one rank, where it can move the t interval above by percents.\n")
