@@ -367,18 +367,23 @@ def mean_ratio(a, b):
     return {"mean": r, "lo": r * math.exp(-q * se), "hi": r * math.exp(q * se)}
 
 
+def parallel_series(workloads):
+    """The rows of parallel guest time by (series, preemption model), each
+    list sorted by vCPU count (the grouping of "scaling" and "time_budget")."""
+    groups = collections.OrderedDict()
+    for w in workloads:
+        if w["clock"] == "parallel":
+            groups.setdefault((series_of(w["name"]), w.get("preempt")), []).append(w)
+    return collections.OrderedDict((k, sorted(ws, key=lambda x: x["vcpus"] or 0)) for k, ws in groups.items())
+
+
 def scaling(workloads):
     """The rows of parallel guest time by series and preemption model (see
     "scaling" in the docstring)."""
-    groups = collections.OrderedDict()
-    for w in workloads:
-        if w["clock"] != "parallel":
-            continue
-        groups.setdefault((series_of(w["name"]), w.get("preempt")), []).append(w)
     out = []
-    for (series, pre), ws in groups.items():
+    for (series, pre), ws in parallel_series(workloads).items():
         pts = []
-        for w in sorted(ws, key=lambda x: x["vcpus"] or 0):
+        for w in ws:
             r = w["tps_ratio_auto_stock"] if w["baseline_arm"] == "stock" else w["tps_ratio_auto_measure"]
             pts.append({"vcpus": w["vcpus"], "tps_ratio": r, "ratio": f"{w['asking_arm']}/{w['baseline_arm']}",
                         "source": w["source"]})
@@ -425,33 +430,29 @@ def per_second(per_1000_xacts, tps):
 def time_budget(workloads):
     """Where the time goes on the rows of parallel guest time (see
     "time_budget" in the docstring)."""
-    fewest = {}
-    for w in workloads:
-        if w["clock"] == "parallel" and w["baseline_arm"] == "stock" and (w["tps_mean_detail"].get("stock") or {}).get("mean"):
-            k = (series_of(w["name"]), w.get("preempt"))
-            if k not in fewest or w["vcpus"] < fewest[k]["vcpus"]:
-                fewest[k] = w
     out = []
-    for w in workloads:
-        if w["clock"] != "parallel" or w["baseline_arm"] != "stock":
-            continue
-        tm = w["tps_mean_detail"]
-        st_, me, au = tm.get("stock") or {}, tm.get("measure") or {}, tm.get("auto") or {}
-        f = fewest.get((series_of(w["name"]), w.get("preempt")))
-        r = w["tps_ratio_auto_stock"] or {}
-        ws_ = w["waits_stock"] or {}
-        out.append({
-            "workload": w["name"], "vcpus": w["vcpus"], "model": w["model"], "preempt": w.get("preempt"),
-            "stock_tps": st_.get("mean"), "stock_tps_cv": st_.get("cv"),
-            "stock_tps_over_fewest": (st_["mean"] / f["tps_mean_detail"]["stock"]["mean"]
-                                      if f is not None and f is not w and st_.get("mean") else None),
-            "fewest_vcpus": f["vcpus"] if f is not None else None,
-            "stock_running": ws_.get("cpu"), "stock_lwlock": ws_.get("lwlock"), "stock_spin": ws_.get("spin"),
-            "desched_per_s_measure": per_second(w["desched_per_1000_xacts"]["measure"], me.get("mean")),
-            "desched_per_s_auto": per_second(w["desched_per_1000_xacts"]["auto"], au.get("mean")),
-            "grants_per_s": per_second(w["grants_per_1000_xacts"], au.get("mean")),
-            "grant_expired_fraction": w["grant_expired_fraction"],
-            "rounds": r.get("n"), "rounds_for_2pct": rounds_for(r.get("lo"), r.get("hi"), r.get("n"))})
+    for key, ws in parallel_series(workloads).items():
+        # the row with a stock arm at the fewest vCPUs of this series and model
+        f = next((w for w in ws if w["baseline_arm"] == "stock" and (w["tps_mean_detail"].get("stock") or {}).get("mean")), None)
+        for w in ws:
+            if w["baseline_arm"] != "stock":
+                continue
+            tm = w["tps_mean_detail"]
+            st_, me, au = tm.get("stock") or {}, tm.get("measure") or {}, tm.get("auto") or {}
+            r = w["tps_ratio_auto_stock"] or {}
+            ws_ = w["waits_stock"] or {}
+            out.append({
+                "workload": w["name"], "vcpus": w["vcpus"], "model": w["model"], "preempt": w.get("preempt"),
+                "stock_tps": st_.get("mean"), "stock_tps_cv": st_.get("cv"),
+                "stock_tps_over_fewest": (st_["mean"] / f["tps_mean_detail"]["stock"]["mean"]
+                                          if f is not None and f is not w and st_.get("mean") else None),
+                "fewest_vcpus": f["vcpus"] if f is not None else None,
+                "stock_running": ws_.get("cpu"), "stock_lwlock": ws_.get("lwlock"), "stock_spin": ws_.get("spin"),
+                "desched_per_s_measure": per_second(w["desched_per_1000_xacts"]["measure"], me.get("mean")),
+                "desched_per_s_auto": per_second(w["desched_per_1000_xacts"]["auto"], au.get("mean")),
+                "grants_per_s": per_second(w["grants_per_1000_xacts"], au.get("mean")),
+                "grant_expired_fraction": w["grant_expired_fraction"],
+                "rounds": r.get("n"), "rounds_for_2pct": rounds_for(r.get("lo"), r.get("hi"), r.get("n"))})
     return out
 
 
@@ -468,14 +469,14 @@ def preemption_models(workloads):
             continue
         lz = d["lazy"]
         for other in sorted(m for m in d if m != "lazy"):
-            no = d[other]
+            ot = d[other]
             out.append({"workload": name, "vcpus": vcpus, "model": model, "other": other,
-                        "stock_lazy_over_other": mean_ratio(lz["tps_mean_detail"].get("stock"), no["tps_mean_detail"].get("stock")),
-                        "auto_lazy_over_stock_other": mean_ratio(lz["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
-                        "auto_other_over_stock_other": mean_ratio(no["tps_mean_detail"].get("auto"), no["tps_mean_detail"].get("stock")),
-                        "spin_share_stock": {"lazy": (lz["waits_stock"] or {}).get("spin"), other: (no["waits_stock"] or {}).get("spin")},
-                        "lwlock_share_stock": {"lazy": (lz["waits_stock"] or {}).get("lwlock"), other: (no["waits_stock"] or {}).get("lwlock")},
-                        "sources": {"lazy": lz["source"], other: no["source"]}})
+                        "stock_lazy_over_other": mean_ratio(lz["tps_mean_detail"].get("stock"), ot["tps_mean_detail"].get("stock")),
+                        "auto_lazy_over_stock_other": mean_ratio(lz["tps_mean_detail"].get("auto"), ot["tps_mean_detail"].get("stock")),
+                        "auto_other_over_stock_other": mean_ratio(ot["tps_mean_detail"].get("auto"), ot["tps_mean_detail"].get("stock")),
+                        "spin_share_stock": {"lazy": (lz["waits_stock"] or {}).get("spin"), other: (ot["waits_stock"] or {}).get("spin")},
+                        "lwlock_share_stock": {"lazy": (lz["waits_stock"] or {}).get("lwlock"), other: (ot["waits_stock"] or {}).get("lwlock")},
+                        "sources": {"lazy": lz["source"], other: ot["source"]}})
     return out
 
 
