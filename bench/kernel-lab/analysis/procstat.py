@@ -13,7 +13,9 @@ Output (stdout): one line per boot, workload and arm: runs; transactions;
   counts them for every task), fastp (returns after a context switch that
   updated an rseq area, count), busy (user + nice + system + irq + softirq
   jiffies, in us of vCPU time: one jiffy = 10 ms of USER_HZ, and under the
-  icount clock 1 us = 1,000 guest instructions), and the shares of user,
+  icount clock 1 us = 1,000 guest instructions), faults (page faults of all
+  tasks, /proc/vmstat pgfault: minor + major, count; NA for a log written
+  before payoff-in-guest read it, 2026-12-04), and the shares of user,
   system, softirq and idle in all jiffies of the window [%]. With
   --markdown, a Markdown table with the same columns plus each value's
   ratio to the stock arm of the same boot and workload.
@@ -36,6 +38,8 @@ import sys
 
 JIFFY_US = 10000.0
 KEYS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "ctxt", "intr", "exit", "fastp")
+# read since 2026-12-04: counted for the runs whose both readings have it
+OPT_KEYS = ("pgfault", "pgmajfault")
 LINE = re.compile(r"^(\S+) (\S+) (\S+) r(\d+) (before|after):\s+(.*)$")
 
 
@@ -116,6 +120,9 @@ def main(argv):
         s["xacts"] += xacts[key]
         for k in ("ctxt", "intr", "exit", "fastp"):
             s[k] += d.get(k, 0)
+        if all(k in b and k in a and a[k] >= b[k] for k in OPT_KEYS):
+            s["pgfault"] += a["pgfault"] - b["pgfault"]
+            s["f_xacts"] += xacts[key]
         s["busy"] += busy
         s["jif"] += jif
         for k in ("user", "system", "softirq", "idle"):
@@ -125,12 +132,14 @@ def main(argv):
     if not acc:
         print(f"analyse summarise procstat: no run of {folder} has both readings complete", file=sys.stderr)
         return 1
-    cols = ("ctxt", "intr", "exit", "fastp", "busy_us")
+    cols = ("ctxt", "intr", "exit", "fastp", "busy_us", "faults")
 
     def per(s):
         x = s["xacts"]
+        # faults only over the runs that read them (all or none in one boot)
         return {"ctxt": s["ctxt"] / x, "intr": s["intr"] / x, "exit": s["exit"] / x,
-                "fastp": s["fastp"] / x, "busy_us": s["busy"] * JIFFY_US / x}
+                "fastp": s["fastp"] / x, "busy_us": s["busy"] * JIFFY_US / x,
+                "faults": s["pgfault"] / s["f_xacts"] if s["f_xacts"] else float("nan")}
 
     def share(s, k):
         return 100.0 * s["j_" + k] / s["jif"] if s["jif"] else float("nan")
@@ -141,26 +150,28 @@ def main(argv):
         for (tag, wl, arm), s in acc.items():
             p = per(s)
             print(f"{tag} {wl} {arm} {int(s['runs'])} {int(s['xacts'])} "
-                  + " ".join(f"{p[c]:.3f}" for c in cols)
+                  + " ".join("NA" if p[c] != p[c] else f"{p[c]:.3f}" for c in cols)
                   + " " + " ".join(f"{share(s, k):.1f}" for k in ("user", "system", "softirq", "idle")))
         return 0
     print("| boot | workload | arm | runs | transactions | context switches / xact | interrupts / xact "
           "| returns to user / xact | rseq updates after a switch / xact | busy vCPU us / xact "
-          "| user / system / softirq / idle % |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "| page faults / xact | user / system / softirq / idle % |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for (tag, wl, arm), s in acc.items():
         p = per(s)
         base = acc.get((tag, wl, "stock"))
         bp = per(base) if base and base["xacts"] else None
 
         def cell(c, fmt):
+            if p[c] != p[c]:
+                return "NA"
             v = fmt.format(p[c])
-            if bp and arm != "stock" and bp[c]:
+            if bp and arm != "stock" and bp[c] and bp[c] == bp[c]:
                 v += f" ({p[c] / bp[c]:.3f})"
             return v
         print(f"| {tag} | {wl} | {arm} | {int(s['runs'])} | {int(s['xacts']):,} | {cell('ctxt', '{:.2f}')} "
               f"| {cell('intr', '{:.2f}')} | {cell('exit', '{:.2f}')} | {cell('fastp', '{:.3f}')} "
-              f"| {cell('busy_us', '{:.1f}')} | "
+              f"| {cell('busy_us', '{:.1f}')} | {cell('faults', '{:.2f}')} | "
               + " / ".join(f"{share(s, k):.1f}" for k in ("user", "system", "softirq", "idle")) + " |")
     print()
     print("(in parentheses: the ratio to the stock arm of the same boot and workload)")
