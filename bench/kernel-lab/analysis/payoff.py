@@ -74,7 +74,10 @@ the icount boots, 0 = qemu's own round robin, null without icount boots),
 "par_quantum" (guest instructions per vCPU and round of the parallel boots,
 null without them), "preempt" (the preemption model in force in the boots,
 from facts.txt's sched/preempt, e.g. lazy or none; null where not recorded),
-"slice_ext_nsec", "workloads": [{"name", "vcpus",
+"huge_pages" (payoff-in-guest --huge-pages of the boots, from facts.txt's
+settings line: "on" = huge_pages = on for every workload but regress2026*,
+"off" also for boots written before the option, which ran huge_pages = off;
+null without facts.txt), "slice_ext_nsec", "workloads": [{"name", "vcpus",
   "desched_per_1000_sections": {"measure", "auto"}, "grant_yield_fraction",
   "tps_ratio_auto_stock": {"mean", "lo", "hi"}, "tps_ratio_auto_measure":
   {...}, "tranches": [{"tranche", "lock_kind", "acquisitions",
@@ -94,6 +97,7 @@ import glob
 import json
 import math
 import os
+import re
 import statistics as st
 import sys
 from collections import OrderedDict
@@ -214,6 +218,19 @@ def preempt_of(labdir):
     if not ms:
         return None
     return "/".join(sorted(ms))
+
+
+def huge_pages_of(labdir):
+    """payoff-in-guest's --huge-pages in the boots (facts.txt's settings line
+    "...; huge_pages on (regress2026*: off)"): "on", "off" (also a boot
+    written before the option: its servers ran huge_pages = off),
+    "/"-joined if the boots differ; None where no boot has facts.txt."""
+    hs = set()
+    for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
+        with open(p, errors="replace") as f:
+            m = re.search(r"^settings: .*; huge_pages (on|off)\b", f.read(), re.M)
+        hs.add(m.group(1) if m else "off")
+    return "/".join(sorted(hs)) if hs else None
 
 
 def ssum(rs, c):
@@ -563,6 +580,7 @@ def markdown(labdir, res):
       f"{'' if not res.get('rr_quantum') else ', vCPU turns of ' + str(res['rr_quantum']) + ' guest instructions (rr quantum, the patched qemu of build-qemu)'}"
       f"{'' if not res.get('par_quantum') else ', parallel guest time in rounds of ' + str(res['par_quantum']) + ' guest instructions per vCPU (the patched qemu of build-qemu)'}"
       f"{'' if not res.get('preempt') else '; preemption model ' + str(res['preempt'])}"
+      f"{'; huge_pages = on (but regress2026*)' if res.get('huge_pages') == 'on' else ''}"
       f"; slice_ext_nsec {res['slice_ext_nsec']} ns unless a row says otherwise.\n")
     for name, heading in (("provenance.txt", "## Provenance\n"), ("commands.log", "Commands (`commands.log`):\n")):
         # a file of the lab folder, quoted verbatim under its heading
@@ -762,7 +780,7 @@ def summarize(labdir):
     nsecs = [w["slice_ext_nsec"] for w in ws if w["slice_ext_nsec"] and not w["name"].endswith("-5us")]
     main_nsec = max(set(nsecs), key=nsecs.count) if nsecs else None
     res = OrderedDict(clock=clock_of(labdir), rr_quantum=rr_quantum_of(labdir), par_quantum=par_quantum_of(labdir), io_hold=io_hold_of(labdir),
-                      preempt=preempt_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
+                      preempt=preempt_of(labdir), huge_pages=huge_pages_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
     res["targets"] = targets(ws)
     return res
 

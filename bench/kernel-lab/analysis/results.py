@@ -23,7 +23,9 @@ says which run stands for it.
 Writes OUTDIR/summary.json:
   {"clock": "icount" (the folders' clocks, "/"-joined when they differ),
    "slice_ext_nsec": N (the most common one),
-   "workloads": [{"name", "vcpus", "clock", "rr_quantum" (0 = qemu's own
+   "workloads": [{"name" (the run's workload name, with " (huge pages)"
+     added where its boots ran payoff-in-guest --huge-pages on), "vcpus",
+     "clock", "rr_quantum" (0 = qemu's own
      vCPU turns, N = rr2's N-instruction turns), "par_quantum" (parallel
      guest time: instructions per vCPU and round; null for icount),
      "model" (the short label of the table: icount, rrN or parN),
@@ -504,16 +506,21 @@ def main(argv):
         for w in d.get("workloads", []):
             if wls and w["name"] not in wls:
                 continue
-            key = (w["name"], w.get("vcpus"), model, d.get("preempt"))
+            # a boot with the servers on huge pages is a workload of its own
+            # (payoff summary.json "huge_pages"; regress2026* always ran off)
+            name = w["name"]
+            if d.get("huge_pages") == "on" and not name.startswith("regress2026"):
+                name += " (huge pages)"
+            key = (name, w.get("vcpus"), model, d.get("preempt"))
             if key in seen:
-                die(f"workload {w['name']} on {w.get('vcpus')} vCPUs ({model}"
+                die(f"workload {name} on {w.get('vcpus')} vCPUs ({model}"
                     f"{', ' + d['preempt'] if d.get('preempt') else ''}) named twice: {seen[key]} and {rel}")
             seen[key] = rel
             nsecs[w.get("slice_ext_nsec")] += 1
             base_arm, ask_arm = w.get("baseline_arm", "stock"), w.get("asking_arm", "auto")
             pg = base_arm == "stock"   # extend-sched: measure vs upstream, no stock arm
             workloads.append({
-                "name": w["name"], "vcpus": w.get("vcpus"),
+                "name": name, "vcpus": w.get("vcpus"),
                 "clock": d.get("clock"), "rr_quantum": d.get("rr_quantum"),
                 "par_quantum": d.get("par_quantum"), "io_hold": d.get("io_hold"),
                 "model": model, "preempt": d.get("preempt"),
