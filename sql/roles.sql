@@ -2,12 +2,15 @@
 -- Roles: every function and view of pg_rseq run as a role without
 -- privileges (regress_rseq_plain), as a role with the privileges of
 -- another role (regress_rseq_peer, a member of regress_rseq_other), as a
--- member of pg_read_all_stats (regress_rseq_reader) and as a superuser,
--- with what each may see:
+-- member of pg_read_all_stats (regress_rseq_reader), of pg_monitor
+-- (regress_rseq_monitor), of pg_read_server_files (regress_rseq_files) and
+-- as a superuser, with what each may see:
 --   * pg_rseq_kernel(), pg_stat_rseq_totals, pg_stat_rseq_tranche: the same
 --     for everyone;
 --   * pg_rseq_backend_state(): rseq_cs and marker (addresses) NULL without
---     pg_read_all_stats; no number that could be an address in the row;
+--     the privileges of pg_read_server_files (who may read the server's
+--     /proc/self/maps with pg_read_file), also for pg_read_all_stats and
+--     pg_monitor; no number that could be an address in the row then;
 --   * pg_stat_rseq: other roles' backends (here a session of
 --     regress_rseq_other, and the background processes) only for
 --     pg_read_all_stats, superusers and roles with the privileges of the
@@ -22,6 +25,8 @@
 --
 CREATE ROLE regress_rseq_plain;
 CREATE ROLE regress_rseq_reader IN ROLE pg_read_all_stats;
+CREATE ROLE regress_rseq_monitor IN ROLE pg_monitor;
+CREATE ROLE regress_rseq_files IN ROLE pg_read_server_files;
 CREATE ROLE regress_rseq_other LOGIN;
 CREATE ROLE regress_rseq_peer IN ROLE regress_rseq_other;
 
@@ -98,17 +103,14 @@ SELECT pg_stat_rseq_reset();
 RESET ROLE;
 
 --
--- pg_read_all_stats: every backend, addresses; still no reset or tests
+-- pg_read_all_stats: every backend, but no addresses; no reset or tests
 --
 SET ROLE regress_rseq_reader;
 SELECT count(*) AS same_kernel_row
 FROM pg_rseq_kernel() k JOIN rseq_kernel_su s ON k IS NOT DISTINCT FROM s;
-SELECT (s.rseq_cs IS NOT NULL) = k.rseq_registered AS rseq_cs_iff_registered,
-       (s.marker IS NOT NULL) = k.rseq_registered AS marker_iff_registered,
-       coalesce(s.rseq_cs IN (0, s.marker), true) AS rseq_cs_0_or_marker,
-       s.rseq_cs_kind IS NOT DISTINCT FROM
-           CASE WHEN s.rseq_cs = 0 THEN 'none' WHEN s.rseq_cs = s.marker THEN 'marker'
-                WHEN s.rseq_cs IS NOT NULL THEN 'other' END AS rseq_cs_kind_matches
+SELECT s.rseq_cs IS NULL AS rseq_cs_null, s.marker IS NULL AS marker_null,
+       (s.rseq_cs_kind IS NOT NULL) = k.rseq_registered AS rseq_cs_kind_iff_registered,
+       to_jsonb(s)::text !~ '[0-9]{6}' AS no_address_in_row
 FROM pg_rseq_backend_state() s, pg_rseq_kernel() k;
 SELECT count(*) FILTER (WHERE pid = pg_backend_pid()) AS own_rows,
        count(*) FILTER (WHERE pid = :other_pid) AS other_role_rows,
@@ -126,6 +128,29 @@ SELECT count(*) > 3 AS tranche_function_rows FROM pg_stat_rseq_tranche();
 SELECT pg_stat_rseq_reset();
 SELECT pg_rseq_test_error_in_lwlocks(1);
 SELECT pg_rseq_test_signal_in_lwlocks(1);
+RESET ROLE;
+
+-- pg_monitor (what monitoring agents are given): as pg_read_all_stats
+SET ROLE regress_rseq_monitor;
+SELECT s.rseq_cs IS NULL AS rseq_cs_null, s.marker IS NULL AS marker_null,
+       to_jsonb(s)::text !~ '[0-9]{6}' AS no_address_in_row
+FROM pg_rseq_backend_state() s;
+SELECT count(*) FILTER (WHERE pid = :other_pid) AS other_role_rows FROM pg_stat_rseq;
+RESET ROLE;
+
+--
+-- pg_read_server_files: the addresses (it could read /proc/self/maps), but
+-- only its own backend in pg_stat_rseq, as in pg_stat_activity
+--
+SET ROLE regress_rseq_files;
+SELECT (s.rseq_cs IS NOT NULL) = k.rseq_registered AS rseq_cs_iff_registered,
+       (s.marker IS NOT NULL) = k.rseq_registered AS marker_iff_registered,
+       coalesce(s.rseq_cs IN (0, s.marker), true) AS rseq_cs_0_or_marker,
+       s.rseq_cs_kind IS NOT DISTINCT FROM
+           CASE WHEN s.rseq_cs = 0 THEN 'none' WHEN s.rseq_cs = s.marker THEN 'marker'
+                WHEN s.rseq_cs IS NOT NULL THEN 'other' END AS rseq_cs_kind_matches
+FROM pg_rseq_backend_state() s, pg_rseq_kernel() k;
+SELECT count(*) FILTER (WHERE pid = :other_pid) AS other_role_rows FROM pg_stat_rseq;
 RESET ROLE;
 
 -- the same rule for the role without privileges: nothing shown here that
@@ -169,4 +194,5 @@ SELECT pg_rseq_test_signal_in_lwlocks(1);
 SELECT pg_terminate_backend(:other_pid, 60000) AS other_session_ended;
 
 DROP TABLE rseq_kernel_su;
-DROP ROLE regress_rseq_plain, regress_rseq_reader, regress_rseq_peer, regress_rseq_other;
+DROP ROLE regress_rseq_plain, regress_rseq_reader, regress_rseq_monitor, regress_rseq_files,
+    regress_rseq_peer, regress_rseq_other;

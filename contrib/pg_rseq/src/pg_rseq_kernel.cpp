@@ -182,8 +182,9 @@ RseqCsKind(uint64_t rseq_cs)
  * `rseq_cs_kind`, what rseq_cs holds without its address.
  *
  * rseq_cs and marker are addresses in the server's memory: they are shown
- * only to superusers and roles with the privileges of pg_read_all_stats
- * (MayReadAllStats), NULL for everyone else, in every SQL version.
+ * only to superusers and roles with the privileges of pg_read_server_files
+ * (MayReadAddresses), NULL for everyone else, in every SQL version;
+ * rseq_cs_kind says what rseq_cs holds to everyone.
  */
 template <Api api>
 Datum
@@ -193,7 +194,7 @@ RseqBackendState(FunctionCallInfo fcinfo)
 	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_backend_state", ncolumns);
 	Row<kStateColumns> row;
 	volatile rseq_slice_area *area = CurrentArea();
-	bool		addresses = MayReadAllStats();
+	bool		addresses = MayReadAddresses();
 
 #if PG_RSEQ_PATCHED
 	row.Set(kStateDepth, Int64GetDatum(static_cast<int64>(PgRseqState.depth)));

@@ -127,17 +127,30 @@ enum class Api
  */
 
 /*
- * May the current user read addresses and other raw words of this
- * backend's rseq area (pg_rseq_backend_state().rseq_cs and marker), and
- * other roles' backends in pg_stat_rseq?  Superusers and roles with the
- * privileges of pg_read_all_stats, as for PostgreSQL's
- * pg_backend_memory_contexts and pg_stat_activity.  Every SQL version's
- * entry points ask this: the rule does not depend on ALTER EXTENSION.
+ * May the current user see other roles' backends in pg_stat_rseq?
+ * Superusers and roles with the privileges of pg_read_all_stats, as for
+ * PostgreSQL's pg_stat_activity.  Every SQL version's entry points ask
+ * this: the rule does not depend on ALTER EXTENSION.
  */
 inline bool
 MayReadAllStats()
 {
 	return has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+}
+
+/*
+ * May the current user read addresses in the server's memory
+ * (pg_rseq_backend_state().rseq_cs and marker, which give away where the
+ * postgres binary is mapped)?  Superusers and roles with the privileges of
+ * pg_read_server_files: PostgreSQL shows no address in any view, and those
+ * are the roles that can read one anyway, with pg_read_file() on
+ * /proc/self/maps.  pg_read_all_stats and pg_monitor do not suffice (a
+ * monitoring agent gets no address).  Every SQL version asks this.
+ */
+inline bool
+MayReadAddresses()
+{
+	return has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES);
 }
 
 /*
