@@ -1,8 +1,8 @@
 --
 -- Upgrade on a stock server: install 1.0.0, ALTER EXTENSION pg_rseq
--- UPDATE (to 1.2.0, through 1.1.0); the new columns are there (views
--- still empty, detail NULL: no lock layer) and the objects are those of a
--- fresh 1.2.0 install; then the same from 1.1.0.
+-- UPDATE (to 1.2.1, through 1.1.0 and 1.2.0); the new columns are there
+-- (views still empty, detail NULL: no lock layer) and the objects are
+-- those of a fresh install; then the same from 1.1.0.
 --
 CREATE EXTENSION pg_rseq VERSION '1.0.0';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
@@ -66,6 +66,9 @@ SELECT * FROM pg_stat_rseq_tranche;
 ALTER EXTENSION pg_rseq UPDATE TO '1.2.0';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
 SELECT * FROM pg_stat_rseq_tranche;
+-- 1.2.0 -> 1.2.1 (a comment)
+ALTER EXTENSION pg_rseq UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
 DROP TABLE rseq_updated;
 CREATE TEMP TABLE rseq_updated AS SELECT * FROM rseq_objects;
 SELECT (SELECT count(*) FROM rseq_updated) AS updated_objects,

@@ -1,10 +1,11 @@
 --
 -- Upgrade: install 1.0.0, check its columns, ALTER EXTENSION pg_rseq
--- UPDATE (1.0.0 -> 1.1.0 -> 1.2.0), check the new columns and their
--- values, and that the updated extension has exactly the objects of a
--- fresh 1.2.0 install; then the same from 1.1.0.  Databases not yet
--- updated keep their old columns, and the module hides addresses from
--- roles without pg_read_all_stats in every version.
+-- UPDATE (1.0.0 -> 1.1.0 -> 1.2.0 -> 1.2.1), check the new columns and
+-- their values, and that the updated extension has exactly the objects of
+-- a fresh install (1.2.1); then the same from 1.1.0 through 1.2.0, where
+-- 1.2.0 -> 1.2.1 changes a comment only and keeps your GRANTs.  Databases
+-- not yet updated keep their old columns, and the module hides addresses
+-- from roles without pg_read_server_files in every version.
 --
 CREATE EXTENSION pg_rseq VERSION '1.0.0';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
@@ -49,7 +50,7 @@ FROM pg_rseq_backend_state(), pg_rseq_kernel();
 SELECT count(*) > 0 AS has_rows, bool_and(yields <= grants) AS yields_le_grants
 FROM pg_stat_rseq_tranche;
 SELECT sections > 0 AS sections, lwlock_sections > 0 AS lwlock_sections FROM pg_stat_rseq_totals;
--- 1.0.0's rseq_cs is an address too: NULL without pg_read_all_stats
+-- 1.0.0's rseq_cs is an address too: NULL without pg_read_server_files
 CREATE ROLE regress_rseq_plain;
 SET ROLE regress_rseq_plain;
 SELECT depth, rseq_cs FROM pg_rseq_backend_state();
@@ -176,7 +177,17 @@ FROM pg_stat_rseq_tranche;
 -- the view was created again: the GRANT is gone, as documented
 SELECT relacl::text LIKE '%regress_rseq_plain%' AS grant_kept
 FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
--- the same objects as a fresh 1.2.0 install (rseq_fresh, above)
+-- 1.2.0 -> 1.2.1: a comment only, nothing dropped: a GRANT made on 1.2.0
+-- is kept; the comment gives the rule on addresses
+GRANT SELECT ON pg_stat_rseq TO regress_rseq_plain;
+ALTER EXTENSION pg_rseq UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
+SELECT relacl::text LIKE '%regress_rseq_plain%' AS grant_kept
+FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
+SELECT obj_description('pg_rseq_backend_state'::regproc, 'pg_proc') ~ 'privileges\s+of pg_read_server_files'
+           AS comment_names_pg_read_server_files;
+REVOKE SELECT ON pg_stat_rseq FROM regress_rseq_plain;
+-- the same objects as a fresh install (rseq_fresh, above)
 DROP TABLE rseq_updated;
 CREATE TEMP TABLE rseq_updated AS SELECT * FROM rseq_objects;
 SELECT (SELECT count(*) FROM rseq_updated) AS updated_objects,
