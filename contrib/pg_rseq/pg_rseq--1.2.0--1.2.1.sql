@@ -11,9 +11,9 @@
 -- monitoring agent gets no address: PostgreSQL shows none in any view, and
 -- pg_read_server_files can read /proc/self/maps anyway).  The rule is the
 -- module's: it holds for databases still on 1.0.0, 1.1.0 or 1.2.0 too.
--- Nothing is dropped: GRANTs and REVOKEs you made are kept.  A fresh
--- CREATE EXTENSION pg_rseq installs 1.2.0 and applies this script
--- (there is no pg_rseq--1.2.1.sql).
+-- Nothing is dropped: GRANTs and REVOKEs you made are kept.  The result is
+-- the same as a fresh CREATE EXTENSION pg_rseq VERSION '1.2.1' (checked by
+-- sql/upgrade.sql and sql/stock_upgrade.sql).
 --
 
 COMMENT ON FUNCTION pg_rseq_backend_state() IS
