@@ -244,6 +244,11 @@ def analyse(wl, vcpus, rs):
     arms = list(OrderedDict.fromkeys(r["arm"] for r in runs))
     byround = {}
     for r in runs:
+        if r["arm"] in byround.get(r["round"], {}):
+            # two boots that numbered their rounds alike would be paired
+            # wrongly, and one of the two runs silently dropped
+            sys.exit(f"analyse summarise payoff: {wl} on {vcpus} vCPUs: round {r['round']} of arm {r['arm']} is recorded "
+                     "twice (two boots with the same rounds: payoff-lab step vN-rK numbers a further boot's rounds from K)")
         byround.setdefault(r["round"], {})[r["arm"]] = r
     out = OrderedDict(name=wl, vcpus=vcpus)
     first = runs[0] if runs else rs[0]
