@@ -177,15 +177,17 @@ CHECK_TARGETS += bench-check
 #                       model before 7.0) into .../payoff-par-none-<date>/,
 #                       then the hot lock with hogs under preempt=full (a
 #                       woken task preempts at once) into
-#                       .../payoff-par-full-<date>/.
+#                       .../payoff-par-full-<date>/, and the same with both
+#                       servers on huge pages (payoff-lab --huge-pages on)
+#                       into .../payoff-par-full-huge-<date>/.
 #                       Each boot's host time grows with its busy vCPUs
 #                       (about 3 host s per vCPU and guest second on an
 #                       idle 2-CPU host): hours at the defaults below;
 #                       SCALE_ARGS adds payoff-lab options (e.g. --rounds 3
 #                       or --steps v8). The runs cited in
 #                       bench/results/kernel-lab: bench/kernel-lab/
-#                       sequences/parallel-2d4bb5b-*.txt, hold-2d4bb5b-*.txt
-#                       and curve-2d4bb5b-*.txt.
+#                       sequences/parallel-2d4bb5b-*.txt, hold-2d4bb5b-*.txt,
+#                       curve-2d4bb5b-*.txt and huge-2d4bb5b-*.txt.
 LAB_ARGS ?=
 PAYOFF_ARGS ?=
 SCALE_ARGS ?=
@@ -209,6 +211,9 @@ kernel-lab-scale:
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
 	    $(foreach v,8 4 2,--v$(v)-workloads hotlock) --hotlock-variants hH-5us --preempt full $(SCALE_ARGS) \
 	    --out $(BUILD)/kernel-lab/payoff-par-full-$(SCALE_DATE)
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
+	    $(foreach v,8 4 2,--v$(v)-workloads hotlock) --hotlock-variants hH-5us --preempt full --huge-pages on $(SCALE_ARGS) \
+	    --out $(BUILD)/kernel-lab/payoff-par-full-huge-$(SCALE_DATE)
 
 # ---------------------------------------------------------------------------
 #   make arm64-lab      the patched PostgreSQL 18 and pg_rseq on Debian's
