@@ -77,7 +77,10 @@ from facts.txt's sched/preempt, e.g. lazy or none; null where not recorded),
 "huge_pages" (payoff-in-guest --huge-pages of the boots, from facts.txt's
 settings line: "on" = huge_pages = on for every workload but regress2026*,
 "off" also for boots written before the option, which ran huge_pages = off;
-null without facts.txt), "slice_ext_nsec", "workloads": [{"name", "vcpus",
+null without facts.txt), "patched_register" (the patched server's
+rseq_slice_register, payoff-in-guest --patched-register: "auto", its own V2
+rseq area, also for boots written before the option; "never", glibc's
+legacy area as in stock), "slice_ext_nsec", "workloads": [{"name", "vcpus",
   "desched_per_1000_sections": {"measure", "auto"}, "grant_yield_fraction",
   "tps_ratio_auto_stock": {"mean", "lo", "hi"}, "tps_ratio_auto_measure":
   {...}, "tranches": [{"tranche", "lock_kind", "acquisitions",
@@ -231,6 +234,19 @@ def huge_pages_of(labdir):
             m = re.search(r"^settings: .*; huge_pages (on|off)\b", f.read(), re.M)
         hs.add(m.group(1) if m else "off")
     return "/".join(sorted(hs)) if hs else None
+
+
+def patched_register_of(labdir):
+    """The patched server's rseq_slice_register in the boots (facts.txt's
+    settings line "...; rseq_slice_register never (patched)"): "auto" (also
+    a boot written before the option, which always ran auto), "never",
+    "/"-joined if the boots differ; None where no boot has facts.txt."""
+    rs = set()
+    for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
+        with open(p, errors="replace") as f:
+            m = re.search(r"^settings: .*; rseq_slice_register (auto|never) \(patched\)", f.read(), re.M)
+        rs.add(m.group(1) if m else "auto")
+    return "/".join(sorted(rs)) if rs else None
 
 
 def ssum(rs, c):
@@ -586,6 +602,7 @@ def markdown(labdir, res):
       f"{'' if not res.get('par_quantum') else ', parallel guest time in rounds of ' + str(res['par_quantum']) + ' guest instructions per vCPU (the patched qemu of build-qemu)'}"
       f"{'' if not res.get('preempt') else '; preemption model ' + str(res['preempt'])}"
       f"{'; huge_pages = on (but regress2026*)' if res.get('huge_pages') == 'on' else ''}"
+      f"{'; the patched server keeps glibc' + chr(39) + 's legacy rseq area (rseq_slice_register = never)' if res.get('patched_register') == 'never' else ''}"
       f"; slice_ext_nsec {res['slice_ext_nsec']} ns unless a row says otherwise.\n")
     for name, heading in (("provenance.txt", "## Provenance\n"), ("commands.log", "Commands (`commands.log`):\n")):
         # a file of the lab folder, quoted verbatim under its heading
@@ -653,8 +670,10 @@ def markdown(labdir, res):
     offs = [w for w in res["workloads"] if w.get("tps_ratio_off_stock")]
     if offs:
         p("\n### The patched server in mode off\n")
+        reg = ("glibc's legacy rseq area, as in stock (rseq_slice_register = never)" if res.get("patched_register") == "never"
+               else "the postmaster's own V2 rseq area (rseq_slice_register = auto)")
         p("Arm `off`: the patched server with `rseq_slice_mode = off` (no lock-layer work; the same binary and rseq "
-          "registration as measure and auto). off/stock isolates the patched server's binary and registration, "
+          f"registration as measure and auto: {reg}). off/stock isolates the patched server's binary and registration, "
           "measure/off the lock layer's measuring.\n")
         p("| workload | vCPUs | off/stock [95% CI] | measure/off [95% CI] | auto/off [95% CI] |")
         p("| --- | ---: | --- | --- | --- |")
@@ -785,7 +804,8 @@ def summarize(labdir):
     nsecs = [w["slice_ext_nsec"] for w in ws if w["slice_ext_nsec"] and not w["name"].endswith("-5us")]
     main_nsec = max(set(nsecs), key=nsecs.count) if nsecs else None
     res = OrderedDict(clock=clock_of(labdir), rr_quantum=rr_quantum_of(labdir), par_quantum=par_quantum_of(labdir), io_hold=io_hold_of(labdir),
-                      preempt=preempt_of(labdir), huge_pages=huge_pages_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
+                      preempt=preempt_of(labdir), huge_pages=huge_pages_of(labdir),
+                      patched_register=patched_register_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
     res["targets"] = targets(ws)
     return res
 
