@@ -223,30 +223,33 @@ def preempt_of(labdir):
     return "/".join(sorted(ms))
 
 
-def huge_pages_of(labdir):
-    """payoff-in-guest's --huge-pages in the boots (facts.txt's settings line
-    "...; huge_pages on (regress2026*: off)"): "on", "off" (also a boot
-    written before the option: its servers ran huge_pages = off),
-    "/"-joined if the boots differ; None where no boot has facts.txt."""
-    hs = set()
+def setting_of(labdir, pattern, before):
+    """A payoff-in-guest setting of the boots, from the "settings: ..." line
+    of every LABDIR/*/facts.txt: the first group of PATTERN (a regular
+    expression matched after "; " in that line), BEFORE for a boot whose
+    line lacks it (written before the option existed), "/"-joined if the
+    boots differ; None where no boot has facts.txt."""
+    vals = set()
     for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
         with open(p, errors="replace") as f:
-            m = re.search(r"^settings: .*; huge_pages (on|off)\b", f.read(), re.M)
-        hs.add(m.group(1) if m else "off")
-    return "/".join(sorted(hs)) if hs else None
+            m = re.search(r"^settings: .*; " + pattern, f.read(), re.M)
+        vals.add(m.group(1) if m else before)
+    return "/".join(sorted(vals)) if vals else None
+
+
+def huge_pages_of(labdir):
+    """payoff-in-guest --huge-pages of the boots ("...; huge_pages on
+    (regress2026*: off)"): "on" or "off"; "off" also for a boot written
+    before the option (its servers ran huge_pages = off)."""
+    return setting_of(labdir, r"huge_pages (on|off)\b", "off")
 
 
 def patched_register_of(labdir):
-    """The patched server's rseq_slice_register in the boots (facts.txt's
-    settings line "...; rseq_slice_register never (patched)"): "auto" (also
-    a boot written before the option, which always ran auto), "never",
-    "/"-joined if the boots differ; None where no boot has facts.txt."""
-    rs = set()
-    for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
-        with open(p, errors="replace") as f:
-            m = re.search(r"^settings: .*; rseq_slice_register (auto|never) \(patched\)", f.read(), re.M)
-        rs.add(m.group(1) if m else "auto")
-    return "/".join(sorted(rs)) if rs else None
+    """The patched server's rseq_slice_register in the boots ("...;
+    rseq_slice_register never (patched)", payoff-in-guest
+    --patched-register): "auto" or "never"; "auto" also for a boot written
+    before the option (which always ran auto)."""
+    return setting_of(labdir, r"rseq_slice_register (auto|never) \(patched\)", "auto")
 
 
 def ssum(rs, c):
