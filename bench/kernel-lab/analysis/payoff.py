@@ -80,7 +80,10 @@ settings line: "on" = huge_pages = on for every workload but regress2026*,
 null without facts.txt), "patched_register" (the patched server's
 rseq_slice_register, payoff-in-guest --patched-register: "auto", its own V2
 rseq area, also for boots written before the option; "never", glibc's
-legacy area as in stock), "slice_ext_nsec", "workloads": [{"name", "vcpus",
+legacy area as in stock), "stock_register" (the stock server's rseq area,
+payoff-in-guest --stock-register: "legacy", glibc's, also for boots
+written before the option; "v2", the patched server's V2 area from the
+preload library), "slice_ext_nsec", "workloads": [{"name", "vcpus",
   "desched_per_1000_sections": {"measure", "auto"}, "grant_yield_fraction",
   "tps_ratio_auto_stock": {"mean", "lo", "hi"}, "tps_ratio_auto_measure":
   {...}, "tranches": [{"tranche", "lock_kind", "acquisitions",
@@ -250,6 +253,15 @@ def patched_register_of(labdir):
     --patched-register): "auto" or "never"; "auto" also for a boot written
     before the option (which always ran auto)."""
     return setting_of(labdir, r"rseq_slice_register (auto|never) \(patched\)", "auto")
+
+
+def stock_register_of(labdir):
+    """The stock server's rseq area in the boots ("...; rseq area v2
+    (stock)", payoff-in-guest --stock-register): "legacy" (glibc's 32-byte
+    area) or "v2" (the patched postmaster's V2 area and enabled slice
+    extension, from bench/micro's preload library); "legacy" also for a
+    boot written before the option (which always ran glibc's)."""
+    return setting_of(labdir, r"rseq area (legacy|v2) \(stock\)", "legacy")
 
 
 def ssum(rs, c):
@@ -606,6 +618,7 @@ def markdown(labdir, res):
       f"{'' if not res.get('preempt') else '; preemption model ' + str(res['preempt'])}"
       f"{'; huge_pages = on (but regress2026*)' if res.get('huge_pages') == 'on' else ''}"
       f"{'; the patched server keeps glibc' + chr(39) + 's legacy rseq area (rseq_slice_register = never)' if res.get('patched_register') == 'never' else ''}"
+      f"{'; the stock server has the patched server' + chr(39) + 's V2 rseq area and enabled slice extension (--stock-register v2)' if res.get('stock_register') == 'v2' else ''}"
       f"; slice_ext_nsec {res['slice_ext_nsec']} ns unless a row says otherwise.\n")
     for name, heading in (("provenance.txt", "## Provenance\n"), ("commands.log", "Commands (`commands.log`):\n")):
         # a file of the lab folder, quoted verbatim under its heading
@@ -676,7 +689,8 @@ def markdown(labdir, res):
         reg = ("glibc's legacy rseq area, as in stock (rseq_slice_register = never)" if res.get("patched_register") == "never"
                else "the postmaster's own V2 rseq area (rseq_slice_register = auto)")
         p("Arm `off`: the patched server with `rseq_slice_mode = off` (no lock-layer work; the same binary and rseq "
-          f"registration as measure and auto: {reg}). off/stock isolates the patched server's binary and registration, "
+          f"registration as measure and auto: {reg}). off/stock isolates the patched server's binary"
+          f"{' (the stock server has the same V2 registration)' if res.get('stock_register') == 'v2' else ' and registration'}, "
           "measure/off the lock layer's measuring.\n")
         p("| workload | vCPUs | off/stock [95% CI] | measure/off [95% CI] | auto/off [95% CI] |")
         p("| --- | ---: | --- | --- | --- |")
@@ -808,7 +822,8 @@ def summarize(labdir):
     main_nsec = max(set(nsecs), key=nsecs.count) if nsecs else None
     res = OrderedDict(clock=clock_of(labdir), rr_quantum=rr_quantum_of(labdir), par_quantum=par_quantum_of(labdir), io_hold=io_hold_of(labdir),
                       preempt=preempt_of(labdir), huge_pages=huge_pages_of(labdir),
-                      patched_register=patched_register_of(labdir), slice_ext_nsec=main_nsec, workloads=ws)
+                      patched_register=patched_register_of(labdir), stock_register=stock_register_of(labdir),
+                      slice_ext_nsec=main_nsec, workloads=ws)
     res["targets"] = targets(ws)
     return res
 

@@ -24,7 +24,9 @@ Writes OUTDIR/summary.json:
   {"clock": "icount" (the folders' clocks, "/"-joined when they differ),
    "slice_ext_nsec": N (the most common one),
    "workloads": [{"name" (the run's workload name, with " (huge pages)"
-     added where its boots ran payoff-in-guest --huge-pages on), "vcpus",
+     added where its boots ran payoff-in-guest --huge-pages on, " (stock on
+     V2 area)" where they ran --stock-register v2, " (huge pages, stock on
+     V2 area)" for both), "vcpus",
      "clock", "rr_quantum" (0 = qemu's own
      vCPU turns, N = rr2's N-instruction turns), "par_quantum" (parallel
      guest time: instructions per vCPU and round; null for icount),
@@ -506,11 +508,17 @@ def main(argv):
         for w in d.get("workloads", []):
             if wls and w["name"] not in wls:
                 continue
-            # a boot with the servers on huge pages is a workload of its own
-            # (payoff summary.json "huge_pages"; regress2026* always ran off)
-            name = w["name"]
+            # a boot with the servers on huge pages, or with the stock server
+            # on the patched server's V2 rseq area, is a workload of its own
+            # (payoff summary.json "huge_pages", regress2026* always ran
+            # off; "stock_register")
+            name, marks = w["name"], []
             if d.get("huge_pages") == "on" and not name.startswith("regress2026"):
-                name += " (huge pages)"
+                marks.append("huge pages")
+            if d.get("stock_register") == "v2":
+                marks.append("stock on V2 area")
+            if marks:
+                name += f" ({', '.join(marks)})"
             key = (name, w.get("vcpus"), model, d.get("preempt"))
             if key in seen:
                 die(f"workload {name} on {w.get('vcpus')} vCPUs ({model}"
