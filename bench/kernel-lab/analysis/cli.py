@@ -23,6 +23,10 @@ ratio statistics (analysis/stats.py) behind every summary.
   summarise results SOURCES OUTDIR
         the consolidated OUTDIR/summary.md and summary.json of the run
         folders SOURCES names (bench/results/kernel-lab/summary-sources.txt)
+  compare [--base ARM] [--json] LABDIR:ARM[,ARM] ... --vs LABDIR:ARM[,ARM] ...
+        per-round ratios of arms to a baseline arm (default stock) pooled
+        over payoff-lab folders in two groups, and the ratio of the groups
+        (Welch interval and p, permutation p)
   plot results SUMMARY_JSON OUT.png
         the auto/stock paired ratios with their 95 % intervals of a
         consolidated summary.json, one row per workload and vCPU count
@@ -75,6 +79,9 @@ def main(argv):
         m = importlib.import_module("analysis." + mod)
         name = f"analyse summarise {rest[0]}"
         run_main(lambda a: call(m, a), name, [name] + rest[1:])
+    if cmd == "compare":
+        from . import compare
+        run_main(compare.main, "analyse compare", ["analyse compare"] + rest)
     if cmd == "plot":
         from . import plot
         run_main(plot.main, "analyse plot", ["analyse plot"] + rest)
