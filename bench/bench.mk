@@ -179,7 +179,11 @@ CHECK_TARGETS += bench-check
 #                       woken task preempts at once) into
 #                       .../payoff-par-full-<date>/, and the same with both
 #                       servers on huge pages (payoff-lab --huge-pages on)
-#                       into .../payoff-par-full-huge-<date>/.
+#                       into .../payoff-par-full-huge-<date>/, and that at
+#                       8 and 4 vCPUs with the stock server on the patched
+#                       server's V2 rseq area (--stock-register v2, the
+#                       preload library of micro-build, which this target
+#                       builds first) into .../payoff-par-full-huge-stockv2-<date>/.
 #                       Each boot's host time grows with its busy vCPUs
 #                       (about 3 host s per vCPU and guest second on an
 #                       idle 2-CPU host): hours at the defaults below;
@@ -187,7 +191,8 @@ CHECK_TARGETS += bench-check
 #                       or --steps v8). The runs cited in
 #                       bench/results/kernel-lab: bench/kernel-lab/
 #                       sequences/parallel-2d4bb5b-*.txt, hold-2d4bb5b-*.txt,
-#                       curve-2d4bb5b-*.txt and huge-2d4bb5b-*.txt.
+#                       curve-2d4bb5b-*.txt, huge-2d4bb5b-*.txt and
+#                       stockv2-2d4bb5b*.txt.
 LAB_ARGS ?=
 PAYOFF_ARGS ?=
 SCALE_ARGS ?=
@@ -201,7 +206,7 @@ kernel-lab:
 	@$(CURDIR)/bench/kernel-lab/lab $(LAB_ARGS)
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(if $(filter --quick,$(LAB_ARGS)),--quick) $(PAYOFF_ARGS)
 	@$(MAKE) --no-print-directory kernel-lab-scale
-kernel-lab-scale:
+kernel-lab-scale: micro-build
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
 	    $(foreach v,8 4 2,--v$(v)-workloads $(SCALE_WL)) \
 	    --hotlock-variants $(SCALE_HOT) --preempt lazy $(SCALE_ARGS) --out $(BUILD)/kernel-lab/payoff-par-$(SCALE_DATE)
@@ -214,6 +219,9 @@ kernel-lab-scale:
 	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4,v2 \
 	    $(foreach v,8 4 2,--v$(v)-workloads hotlock) --hotlock-variants hH-5us --preempt full --huge-pages on $(SCALE_ARGS) \
 	    --out $(BUILD)/kernel-lab/payoff-par-full-huge-$(SCALE_DATE)
+	@$(CURDIR)/bench/kernel-lab/payoff-lab $(SCALE_COMMON) --steps v8,v4 \
+	    $(foreach v,8 4,--v$(v)-workloads hotlock) --hotlock-variants hH-5us --preempt full --huge-pages on \
+	    --stock-register v2 $(SCALE_ARGS) --out $(BUILD)/kernel-lab/payoff-par-full-huge-stockv2-$(SCALE_DATE)
 
 # ---------------------------------------------------------------------------
 #   make arm64-lab      the patched PostgreSQL 18 and pg_rseq on Debian's
