@@ -15,6 +15,10 @@
  * (prctl PR_RSEQ_SLICE_EXTENSION).  Backends forked from the postmaster
  * inherit both (fork copies the registration and the extension state:
  * ../shared facts, rseq-slice-abi.md, checked on 7.2 in the kernel lab).
+ * Only a process whose rseq area glibc registered is changed: with
+ * glibc's registration turned off (GLIBC_TUNABLES=glibc.pthread.rseq=0,
+ * which programs set that register their own area) the library does
+ * nothing, so such a program's own registration still succeeds.
  * A stock server never asks for an extension, so the registration is the
  * only difference it makes: the kernel lab's control for what a V2
  * registration costs or saves a server that does not ask (payoff-in-guest
@@ -27,13 +31,19 @@
  * probe's summary (kernel, who registered which area, what the set-up did:
  * "replacing glibc's (legacy, 32 bytes, ...)", "kept (...)", the feature
  * size, the prctl's errno); with pg_ctl -l the postmaster's line lands in the
- * server log, where payoff-in-guest checks it.  Failures are not fatal:
- * the process runs on with whatever registration it had, and the line says
- * why.  No environment variable or argument.
+ * server log, where payoff-in-guest checks it ("rseq registered by
+ * postgres" there names the project's own area, whatever the program).
+ * The line is written with write(2), SIGPIPE blocked, and its failure is
+ * ignored: a closed or broken stderr changes neither the program's exit
+ * status nor its signals.  Failures of the set-up are not fatal either:
+ * the process runs on with whatever registration it had, and the line
+ * says why.  No environment variable or argument.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rseq_slice.h"
@@ -46,17 +56,55 @@
  */
 static rseq_slice_area_storage preload_area;
 
+/* glibc's registered size, 0 if it registered nothing (weak: any glibc) */
+extern const unsigned int __rseq_size __attribute__((weak));
+
+/*
+ * One line to fd 2 that cannot hurt the program: no stdio (whose error flag
+ * coreutils check at exit), SIGPIPE blocked during the write and a SIGPIPE
+ * it raised taken back before the mask is restored.
+ */
+static void
+say(const char *line, size_t len)
+{
+	sigset_t	pipe_set,
+				old,
+				pending;
+	int			was_pending;
+	struct timespec zero = {0, 0};
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &pipe_set, &old) != 0)
+		return;
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	if (write(2, line, len) < 0 && !was_pending)
+		(void) sigtimedwait(&pipe_set, NULL, &zero);
+	(void) sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 __attribute__((constructor))
 static void
 rseq_v2_preload_init(void)
 {
 	rseq_slice_probe p;
 	int			saved_errno = errno;
-	int			rc;
+	int			rc,
+				n;
+	char		line[640];
 
-	rc = rseq_slice_setup_process(&p, &preload_area, RSEQ_SLICE_REGISTER_AUTO);
-	fprintf(stderr, "rseq_v2_preload: %s (pid %d): slice extension %s: %s\n",
-			program_invocation_short_name, (int) getpid(),
-			rc == 0 ? "enabled" : "not enabled", p.reason);
+	if (&__rseq_size == NULL || __rseq_size == 0)
+		n = snprintf(line, sizeof(line),
+					 "rseq_v2_preload: %s (pid %d): glibc registered no rseq area: nothing done\n",
+					 program_invocation_short_name, (int) getpid());
+	else
+	{
+		rc = rseq_slice_setup_process(&p, &preload_area, RSEQ_SLICE_REGISTER_AUTO);
+		n = snprintf(line, sizeof(line), "rseq_v2_preload: %s (pid %d): slice extension %s: %s\n",
+					 program_invocation_short_name, (int) getpid(),
+					 rc == 0 ? "enabled" : "not enabled", p.reason);
+	}
+	if (n > 0)
+		say(line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
 	errno = saved_errno;
 }

@@ -4,8 +4,9 @@ payoff-lab runs into two groups, and the ratio of the two groups.
 Usage: analyse compare [--base ARM] [--json] ENTRY... --vs ENTRY...
 
 ENTRY is LABDIR:ARM[,ARM...]: a payoff-lab folder (every boot's
-LABDIR/*/runs.csv, discarded runs left out) and the arms of it that enter
-the group. A round (runs.csv tag and round) whose baseline run (--base,
+LABDIR/*/runs.csv, discarded runs left out, and runs whose tps is NA, not
+finite or not above 0) and the arms of it that enter the group. A round
+(boot folder, runs.csv tag and round) whose baseline run (--base,
 default stock) and at least one listed arm ran gives one value: the mean of
 ln(tps arm / tps baseline) over its listed arms, so that two arms sharing
 one baseline run count as one observation, not two.
@@ -24,12 +25,16 @@ JSON: {"base", "groups": [{"entries": [{"labdir", "arms", "rounds",
   "ratio": {"mean", "lo", "hi", "welch_p", "dof", "perm_p", "perm_n"}}
   (null where not computable, e.g. interval and Welch p without scipy).
 
-Exit status: 0 done; 1 a folder without runs.csv, an entry whose arms or
+Exit status: 0 done; 1 a folder without runs.csv, a runs.csv without the
+columns tag, round, arm, tps (or not UTF-8, or a row cut short), one run
+(tag, round, arm) recorded twice in a boot, an entry whose arms or
 baseline never ran in a round together, a group with fewer than 2 rounds;
-2 usage (no --vs, an entry without ":ARM", an empty arm).
+2 usage (no --vs, an entry without ":ARM", an empty or repeated arm, the
+baseline arm listed as an arm, one entry given twice).
 Used for: the stock server's and the patched server's rseq registrations
 compared (docs/results.md, "At scale").
 """
+import csv
 import glob
 import json
 import math
@@ -39,16 +44,13 @@ import statistics as st
 import sys
 from collections import OrderedDict
 
-from .files import read_csv
 from .stats import sst, nn
 
 PERM_N = 100000
 
 
-def usage(msg=None):
-    if msg:
-        print(f"analyse compare: {msg}", file=sys.stderr)
-    print(__doc__, file=sys.stderr)
+def usage(msg):
+    print(f"analyse compare: {msg} (analyse compare --help)", file=sys.stderr)
     return 2
 
 
@@ -58,35 +60,53 @@ def parse_entry(text):
         return None
     labdir, arms = text.rsplit(":", 1)
     arms = arms.split(",")
-    if not labdir or not arms or any(not a for a in arms):
+    if not labdir or not arms or any(not a for a in arms) or len(set(arms)) != len(arms):
         return None
     return labdir, arms
 
 
 def entry_values(labdir, arms, base):
     """the round values of one entry and each arm's geometric mean ratio"""
-    paths = sorted(glob.glob(os.path.join(labdir, "*", "runs.csv")))
+    paths = sorted(glob.glob(os.path.join(glob.escape(labdir), "*", "runs.csv")))
     if not paths:
         raise ValueError(f"{labdir}: no */runs.csv (not a payoff-lab folder?)")
     rounds = OrderedDict()
     for p in paths:
-        for r in read_csv(p):
+        try:
+            with open(p, encoding="utf-8-sig", newline="") as f:
+                rows = list(csv.DictReader(f))
+                cols = rows[0].keys() if rows else []
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{p}: not UTF-8 ({e.reason} at byte {e.start})")
+        for c in ("tag", "round", "arm", "tps"):
+            if rows and c not in cols:
+                raise ValueError(f"{p}: no column {c}")
+        seen = set()
+        for n, r in enumerate(rows, 2):
+            if None in r.values():
+                raise ValueError(f"{p} line {n}: the row is cut short")
             if r.get("discard") == "1":
                 continue
+            key = (r["tag"], r["round"], r["arm"])
+            if key in seen:
+                raise ValueError(f"{p} line {n}: tag {key[0]} round {key[1]} arm {key[2]} recorded twice")
+            seen.add(key)
             try:
                 tps = float(r["tps"])
             except ValueError:
                 continue
-            if tps > 0:
-                rounds.setdefault((r["tag"], r["round"]), {})[r["arm"]] = tps
+            if math.isfinite(tps) and tps > 0:
+                # the boot folder is part of the round: two boots with the
+                # same tag and rounds are two rounds each, not one
+                rounds.setdefault((os.path.dirname(p), r["tag"], r["round"]), {})[r["arm"]] = math.log(tps)
     values, per_arm = [], {a: [] for a in arms}
     for runs in rounds.values():
         if base not in runs:
             continue
-        logs = [math.log(runs[a] / runs[base]) for a in arms if a in runs]
+        logs = [runs[a] - runs[base] for a in arms if a in runs]
         for a in arms:
             if a in runs:
-                per_arm[a].append(math.log(runs[a] / runs[base]))
+                per_arm[a].append(runs[a] - runs[base])
         if logs:
             values.append(st.mean(logs))
     if not values:
@@ -137,7 +157,7 @@ def main(argv):
             print(__doc__)
             return 0
         if a == "--base":
-            if i + 1 >= len(args) or not args[i + 1]:
+            if i + 1 >= len(args) or not args[i + 1] or ":" in args[i + 1] or args[i + 1].startswith("-"):
                 return usage("--base wants an arm")
             base, i = args[i + 1], i + 2
             continue
@@ -156,6 +176,11 @@ def main(argv):
         i += 1
     if cur != 1 or not groups[0] or not groups[1]:
         return usage("want entries on both sides of --vs")
+    entries = [(os.path.normpath(d), tuple(a)) for g in groups for d, a in g]
+    if len(set(entries)) != len(entries):
+        return usage("an entry is given twice")
+    if any(base in a for _, a in entries):
+        return usage(f"the baseline arm '{base}' is listed as an arm")
     out = {"base": base, "groups": []}
     vals = []
     for g in groups:
@@ -188,5 +213,7 @@ def main(argv):
     x = out["ratio"]
     iv = f" [{x['lo']:.3f}, {x['hi']:.3f}]" if x["lo"] is not None else ""
     wp = f", Welch p {x['welch_p']:.4f} (dof {x['dof']})" if x["welch_p"] is not None else ""
-    print(f"\n\nA/B: {x['mean']:.3f}{iv}{wp}, permutation p {x['perm_p']:.4f} ({PERM_N} relabellings)")
+    pp = f"{x['perm_p']:.4f}" if x["perm_p"] else f"< {1 / PERM_N:g}"
+    why = "" if x["lo"] is not None else " (no interval: " + ("no scipy" if sst is None else "no spread in the round values") + ")"
+    print(f"\n\nA/B: {x['mean']:.3f}{iv}{wp}{why}, permutation p {pp} ({PERM_N} relabellings)")
     return 0
