@@ -44,7 +44,7 @@ import statistics as st
 import sys
 from collections import OrderedDict
 
-from .stats import sst, nn
+from .stats import sst, nn, welch
 
 PERM_N = 100000
 
@@ -114,21 +114,11 @@ def entry_values(labdir, arms, base):
     return values, {a: (math.exp(st.mean(v)) if v else None) for a, v in per_arm.items()}
 
 
-def welch(a, b):
-    """exp(mean a - mean b) with Welch's 95 % interval, two-sided p and dof;
-    interval and p None without scipy"""
-    ma, mb = st.mean(a), st.mean(b)
-    va, vb = st.variance(a) / len(a), st.variance(b) / len(b)
-    d = ma - mb
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return math.exp(d), None, None, None, None
-    dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    if sst is None:
-        return math.exp(d), None, None, None, dof
-    q = float(sst.t.ppf(0.975, dof))
-    p = float(2 * sst.t.sf(abs(d / se), dof))
-    return math.exp(d), math.exp(d - q * se), math.exp(d + q * se), p, dof
+def group_ratio(a, b):
+    """exp(mean a - mean b) of two groups of round values with Welch's 95 %
+    interval, two-sided p and dof (stats.welch)"""
+    d = st.mean(a) - st.mean(b)
+    return (math.exp(d),) + welch(d, st.variance(a) / len(a), len(a), st.variance(b) / len(b), len(b))
 
 
 def permutation_p(a, b, n=PERM_N, seed=1):
@@ -194,7 +184,7 @@ def main(argv):
             raise ValueError(f"a group has {len(gv)} round(s): want at least 2")
         vals.append(gv)
         out["groups"].append({"entries": entries, "rounds": len(gv), "mean": nn(math.exp(st.mean(gv)))})
-    r, lo, hi, p, dof = welch(vals[0], vals[1])
+    r, lo, hi, p, dof = group_ratio(vals[0], vals[1])
     out["ratio"] = {"mean": nn(r), "lo": nn(lo) if lo is not None else None, "hi": nn(hi) if hi is not None else None,
                     "welch_p": nn(p, 4) if p is not None else None, "dof": nn(dof, 1) if dof is not None else None,
                     "perm_p": nn(permutation_p(vals[0], vals[1]), 4), "perm_n": PERM_N}

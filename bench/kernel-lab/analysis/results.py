@@ -111,7 +111,7 @@ import shlex
 import subprocess
 import sys
 
-from .stats import rounds_for
+from .stats import rounds_for, welch
 
 
 def die(msg, code=1):
@@ -361,14 +361,11 @@ def mean_ratio(a, b):
         return {"mean": r, "lo": None, "hi": None}
     va = (a["sd"] / a["mean"]) ** 2 / na
     vb = (b["sd"] / b["mean"]) ** 2 / nb
-    se = math.sqrt(va + vb)
-    dof = (va + vb) ** 2 / ((va ** 2) / (na - 1) + (vb ** 2) / (nb - 1)) if va + vb > 0 else na + nb - 2
-    try:
-        from scipy.stats import t as tdist
-        q = float(tdist.ppf(0.975, dof))
-    except ImportError:
-        q = 1.96
-    return {"mean": r, "lo": r * math.exp(-q * se), "hi": r * math.exp(q * se)}
+    lo, hi, _, _ = welch(math.log(r), va, na, vb, nb)
+    if lo is None:   # no spread: the ratio itself; no scipy: the normal quantile
+        se = math.sqrt(va + vb)
+        lo, hi = r * math.exp(-1.96 * se), r * math.exp(1.96 * se)
+    return {"mean": r, "lo": lo, "hi": hi}
 
 
 def parallel_series(workloads):

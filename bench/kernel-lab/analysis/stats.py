@@ -11,6 +11,10 @@
                           95 % interval (order statistics, Binomial(n, 1/2));
   mean, cv                mean and coefficient of variation (stddev / mean)
                           of the non-NaN values;
+  welch(d, va, na, vb, nb) Welch's 95 % interval and two-sided p of a
+                          difference d of two means on the log scale, from
+                          their squared standard errors va, vb and sizes
+                          (Welch-Satterthwaite degrees of freedom);
   rounds_for(lo, hi, n)   the rounds a paired interval needs to shrink to
                           +-2 % at the spread its (lo, hi, n) show;
   num, fmt, pct, nn       parsing a CSV cell (NaN when not a number),
@@ -124,6 +128,21 @@ def ratio_obj(r):
     """a paired() result for JSON: {"mean", "lo", "hi", "p", "n"}"""
     g, lo, hi, p, n = r
     return {"mean": nn(g), "lo": nn(lo), "hi": nn(hi), "p": nn(p, 4), "n": n}
+
+
+def welch(d, va, na, vb, nb):
+    """Welch's 95 % interval of exp(d), d a difference of two means with
+    squared standard errors va and vb from na and nb values: (lo, hi, p,
+    dof), lo/hi/p None without scipy, all None when va + vb is 0."""
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return None, None, None, None
+    dof = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    if sst is None:
+        return None, None, None, dof
+    q = float(sst.t.ppf(0.975, dof))
+    p = float(2 * sst.t.sf(abs(d / se), dof))
+    return math.exp(d - q * se), math.exp(d + q * se), p, dof
 
 
 def rounds_for(lo, hi, n, half=math.log(1.02)):
