@@ -33,6 +33,11 @@
 # (optional, set by the caller before step_run, copied to the note column).
 # Messages go to stderr prefixed with "${STEPS_PROG:-steps}:".
 
+# opt_val_ok VALUE: status 0 if an option's VALUE is there and is not the
+# next option: "--secs --rounds 3" must not take --rounds as the seconds
+# (and then refuse the 3 as an unknown option)
+opt_val_ok() { [ -n "${1:-}" ] && case $1 in --*) false ;; esac; }
+
 # rr_quantum_ok VALUE: status 0 if VALUE is a vCPU turn the lab's patched
 # qemu accepts (QEMU_ICOUNT_RR_QUANTUM: 1024..65535 guest instructions) or 0
 # (qemu's own round robin); used by run-in-guest, lab, clock-lab, payoff-lab
