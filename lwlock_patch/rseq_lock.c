@@ -27,6 +27,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
@@ -85,6 +86,8 @@ static rseq_slice_area_storage PgRseqArea;
 /* What this process found (postmaster: after set-up; children: inherited). */
 static rseq_slice_probe PgRseqProbe;
 static bool PgRseqProbed = false;
+/* a parallel worker got a setting while restoring the leader's: apply it later */
+static bool PgRseqSettingsDeferred = false;
 
 /* This backend's slot, if attached. */
 static PgRseqSlot *PgRseqMySlot = NULL;
@@ -981,6 +984,11 @@ assign_rseq_slice_mode(int newval, void *extra)
 
 	if (!PgRseqProbed || PgRseqDetached)
 		return;					/* applied at set-up; off after detach */
+	if (InitializingParallelWorker)
+	{
+		PgRseqSettingsDeferred = true;	/* see PgRseqParallelWorkerReady */
+		return;
+	}
 	mode = PgRseqResolve(newval);
 	if (PgRseqState.mode == RSEQ_SLICE_MODE_OFF)
 	{
@@ -1017,6 +1025,11 @@ assign_rseq_slice_mode(int newval, void *extra)
 void
 assign_rseq_slice_detail(bool newval, void *extra)
 {
+	if (InitializingParallelWorker)
+	{
+		PgRseqSettingsDeferred = true;	/* see PgRseqParallelWorkerReady */
+		return;
+	}
 	rseq_slice_set_detail(&PgRseqState, newval ? 1 : 0);
 }
 
@@ -1038,5 +1051,37 @@ assign_rseq_slice_detail(bool newval, void *extra)
 void
 assign_rseq_slice_request(int newval, void *extra)
 {
+	if (InitializingParallelWorker)
+	{
+		PgRseqSettingsDeferred = true;	/* see PgRseqParallelWorkerReady */
+		return;
+	}
 	PgRseqApplyRequestPolicy(newval);
+}
+
+/*
+ * PgRseqParallelWorkerReady: called once by ParallelWorkerMain (parallel.c)
+ * when the leader's settings are in and InitializingParallelWorker is
+ * false.  RestoreGUCState first resets every setting that is not at its
+ * default to the built-in value and only then applies the leader's; had
+ * the assign hooks above switched at once, the worker's lock sections in
+ * between (the catalog lookups of the other settings it restores: 16
+ * LWLock sections in a worker of a count(*), measured) would run in mode
+ * auto with detail off whatever the configuration says: mode off would
+ * count them, and with detail on the entry counters would no longer add
+ * up to sections + nested entries.  So while InitializingParallelWorker
+ * the hooks only note that something changed, the worker keeps the
+ * settings it started with (the postmaster's, normally the leader's too),
+ * and the final values are applied here, where the worker holds no lock.
+ * No input, no output, no error.
+ */
+void
+PgRseqParallelWorkerReady(void)
+{
+	if (!PgRseqSettingsDeferred)
+		return;
+	PgRseqSettingsDeferred = false;
+	assign_rseq_slice_mode(rseq_slice_mode_setting, NULL);
+	assign_rseq_slice_detail(rseq_slice_detail_setting, NULL);
+	assign_rseq_slice_request(rseq_slice_request_setting, NULL);
 }

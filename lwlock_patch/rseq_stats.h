@@ -123,6 +123,7 @@ extern void PgRseqInitChild(bool postmaster_child);
 extern void PgRseqAttachBackend(int procno, int backend_type);
 extern void PgRseqDetachBackend(void);
 extern void PgRseqLibraryLoaded(const char *filename);
+extern void PgRseqParallelWorkerReady(void);
 extern void PgRseqIdle(void);
 
 /*
