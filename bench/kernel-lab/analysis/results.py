@@ -11,7 +11,11 @@ names the commits that changed the lock path's instructions (objdump,
 bench/callgrind): a row whose lock layer (else its checkout) does not
 contain all of them (git merge-base --is-ancestor, in the git checkout that
 holds SOURCES) is marked as measured on an older lock path, and one that
-git does not know as unknown; without the line nothing is marked. `#` starts a comment; quote a folder name with
+git does not know as unknown; without the line nothing is marked. A line
+`@source FOLDER` names a run without the preemption source (its workloads
+with 0 hogs: the hot lock's h0 variant, oracle2024 with --oracle-hogs 0):
+its rows are not workloads of the tables but are set beside the same
+workload with hogs ("preemption_source" below). `#` starts a comment; quote a folder name with
 spaces (shell words). Each FOLDER must hold the summary.json that
 bench/kernel-lab/analyse summarise payoff wrote (payoff-lab runs it); its
 commands.log (the command) and summary.md (provenance) are read if there
@@ -82,6 +86,19 @@ Writes OUTDIR/summary.json:
      "auto_other_over_stock_other", "spin_share_stock" {"lazy", OTHER},
      "lwlock_share_stock" {"lazy", OTHER}, "sources"}]: every (workload,
      vCPUs, clock) measured under lazy and another model,
+   "preemption_source": [{"workload" (series name, hogs written hH),
+     "vcpus", "model", "preempt", "clients", "hogs" (of the row with
+     hogs), "stock_tps": {"without", "with"} [transactions/s, means],
+     "stock_with_over_without" {"mean", "lo", "hi"} (ratio of the stock
+     arm's mean tps with the hogs to that without, 95 % interval from the
+     means' standard errors, as "preemption_models"),
+     "desched_per_1000_sections": {"without", "with"} (measure arm),
+     "lwlock_share_stock", "spin_share_stock": {"without", "with"},
+     "same_boot" (true: both rows from the @source folder),
+     "sources": {"without", "with"}}]: every row with 0 hogs of an
+     @source folder, with the row of the same series, vCPUs, clients, clock
+     and preemption model that has hogs (from the same folder if it has
+     one, else from the workloads above; "with" fields null if none),
    "time_budget": [{"workload", "vcpus", "model", "preempt", "stock_tps"
      [transactions/s, mean], "stock_tps_cv" (run-to-run),
      "stock_tps_over_fewest" (stock tps over that of the same series and
@@ -164,7 +181,7 @@ def provenance(folder):
 
 def read_sources(path):
     base = os.path.dirname(os.path.abspath(path))
-    out, lock_path = [], []
+    out, lock_path, without = [], [], []
     try:
         with open(path) as f:
             text = f.read()
@@ -182,6 +199,13 @@ def read_sources(path):
                 die(f"{path}:{n}: want `@lock-path COMMIT [COMMIT...]`, got '{line}'")
             lock_path += parts[1:]
             continue
+        if parts[0] == "@source":
+            if len(parts) != 2:
+                die(f"{path}:{n}: want `@source FOLDER`, got '{line}'")
+            without.append((parts[1], os.path.join(base, parts[1])))
+            continue
+        if parts[0].startswith("@"):
+            die(f"{path}:{n}: unknown directive '{parts[0]}' (want @lock-path or @source)")
         if len(parts) > 2:
             die(f"{path}:{n}: want `FOLDER [WORKLOAD,...]` (quote a folder with spaces), got '{line}'")
         wls = None
@@ -195,7 +219,7 @@ def read_sources(path):
         out.append((parts[0], os.path.join(base, parts[0]), wls))
     if not out:
         die(f"{path}: no folders named")
-    return out, lock_path
+    return out, lock_path, without
 
 
 def git_known(repo, c):
@@ -481,83 +505,136 @@ def preemption_models(workloads):
     return out
 
 
+def family_of(name):
+    """A workload's series with any hog count written hH, h0 included
+    (hotlock-h0-5us and hotlock-h32-5us -> hotlock-hH-5us): the key that
+    sets a run without hogs beside the same workload with them."""
+    return re.sub(r"-h[0-9]+-", "-hH-", name)
+
+
+def preemption_source(without_rows, workloads):
+    """Rows without the preemption source beside the same workload with it
+    (see "preemption_source" in the docstring)."""
+    def key(w):
+        return (family_of(w["name"]), w["vcpus"], w["clients"], w["model"], w.get("preempt"))
+    out = []
+    for w in without_rows:
+        if w["hogs"] != 0 or w["baseline_arm"] != "stock":
+            continue
+        k = key(w)
+        same = [x for x in without_rows if x is not w and (x["hogs"] or 0) > 0 and key(x) == k]
+        other = [x for x in workloads if (x["hogs"] or 0) > 0 and x["baseline_arm"] == "stock" and key(x) == k]
+        h = (same or other or [None])[0]
+        ws_, hs_ = w["waits_stock"] or {}, (h or {}).get("waits_stock") or {}
+        out.append({"workload": family_of(w["name"]), "vcpus": w["vcpus"], "model": w["model"],
+                    "preempt": w.get("preempt"), "clients": w["clients"], "hogs": h["hogs"] if h else None,
+                    "stock_tps": {"without": (w["tps_mean_detail"].get("stock") or {}).get("mean"),
+                                  "with": ((h["tps_mean_detail"].get("stock") or {}).get("mean") if h else None)},
+                    "stock_with_over_without": (mean_ratio(h["tps_mean_detail"].get("stock"), w["tps_mean_detail"].get("stock"))
+                                                if h else None),
+                    "desched_per_1000_sections": {"without": w["desched_per_1000_sections"]["measure"],
+                                                  "with": h["desched_per_1000_sections"]["measure"] if h else None},
+                    "lwlock_share_stock": {"without": ws_.get("lwlock"), "with": hs_.get("lwlock")},
+                    "spin_share_stock": {"without": ws_.get("spin"), "with": hs_.get("spin")},
+                    "same_boot": bool(same),
+                    "sources": {"without": w["source"], "with": h["source"] if h else None}})
+    return out
+
+
+def folder_rows(rel, folder, wls, repo, lock_path):
+    """A run folder's summary.json, its workload rows (the fields of
+    "workloads" plus "tps_mean_detail", which main drops after use) and
+    whether its lock path is current."""
+    d = load_summary(rel, folder)
+    model = model_label(d.get("clock"), d.get("rr_quantum"), d.get("par_quantum"), d.get("io_hold"))
+    cmd, prov = first_command(folder), provenance(folder)
+    current, missing = lock_path_state(repo, lock_path, prov["lock_layer"] or prov["commit"])
+    names = {w["name"] for w in d.get("workloads", [])}
+    if wls:
+        for w in wls:
+            if w not in names:
+                die(f"{rel}: no workload '{w}' in its summary.json (has: {', '.join(sorted(names))})")
+    rows = []
+    for w in d.get("workloads", []):
+        if wls and w["name"] not in wls:
+            continue
+        # a boot with the servers on huge pages, or with the stock server
+        # on the patched server's V2 rseq area, is a workload of its own
+        # (payoff summary.json "huge_pages", regress2026* always ran
+        # off; "stock_register")
+        name, marks = w["name"], []
+        if d.get("huge_pages") == "on" and not name.startswith("regress2026"):
+            marks.append("huge pages")
+        if d.get("stock_register") == "v2":
+            marks.append("stock on V2 area")
+        if marks:
+            name += f" ({', '.join(marks)})"
+        base_arm, ask_arm = w.get("baseline_arm", "stock"), w.get("asking_arm", "auto")
+        pg = base_arm == "stock"   # extend-sched: measure vs upstream, no stock arm
+        rows.append({
+            "name": name, "vcpus": w.get("vcpus"),
+            "clock": d.get("clock"), "rr_quantum": d.get("rr_quantum"),
+            "par_quantum": d.get("par_quantum"), "io_hold": d.get("io_hold"),
+            "model": model, "preempt": d.get("preempt"),
+            "baseline_arm": base_arm, "asking_arm": ask_arm,
+            "slice_ext_nsec": w.get("slice_ext_nsec"),
+            "clients": w.get("clients"), "hogs": w.get("hogs"),
+            "rounds": w.get("rounds"), "secs": w.get("secs"),
+            "desched_per_1000_sections": {
+                "measure": (w.get("desched_per_1000_sections") or {}).get("measure"),
+                "auto": (w.get("desched_per_1000_sections") or {}).get("auto")},
+            "desched_per_1000_xacts": {
+                "measure": (w.get("desched_per_1000_xacts") or {}).get("measure"),
+                "auto": (w.get("desched_per_1000_xacts") or {}).get("auto")},
+            "grants_per_1000_xacts": w.get("grants_per_1000_xacts"),
+            "desched_ratio_auto_measure": (w.get("desched_ratio_auto_measure") or {}).get("pooled"),
+            "grant_yield_fraction": w.get("grant_yield_fraction"),
+            "grant_expired_fraction": w.get("grant_expired_fraction"),
+            "tps_ratio_auto_stock": ratio(w.get("tps_ratio_auto_stock")) if pg else None,
+            "tps_ratio_auto_measure": ratio(w.get("tps_ratio_auto_measure")),
+            "tps_ratio_measure_stock": ratio(w.get("tps_ratio_measure_stock")) if pg else None,
+            "tps_median_auto_stock": w.get("tps_median_auto_stock") if pg else None,
+            "tps_mean": {a: (tps_of(w, a) or {}).get("mean") for a in (w.get("tps") or {})},
+            "tps_mean_detail": {a: tps_of(w, a) for a in (w.get("tps") or {})},
+            "waits_stock": waits_of(w, "stock"), "waits_measure": waits_of(w, "measure"),
+            "source": rel, "commit": prov["commit"], "lock_layer": prov["lock_layer"],
+            "patched_sha256": prov["patched_sha256"], "command": cmd,
+            "lock_path_current": current, "lock_path_missing": missing})
+    return d, rows, current
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ("-h", "--help"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sources, lock_path = read_sources(argv[1])
+    sources, lock_path, without = read_sources(argv[1])
     repo = os.path.dirname(os.path.abspath(argv[1]))
     check_lock_path(repo, lock_path)
     outdir = argv[2]
     workloads, targets, seen = [], [], {}
     nsecs, clocks = collections.Counter(), collections.Counter()
     for rel, folder, wls in sources:
-        d = load_summary(rel, folder)
+        d, rows, current = folder_rows(rel, folder, wls, repo, lock_path)
         clocks[d.get("clock")] += 1
-        model = model_label(d.get("clock"), d.get("rr_quantum"), d.get("par_quantum"), d.get("io_hold"))
-        cmd, prov = first_command(folder), provenance(folder)
-        current, missing = lock_path_state(repo, lock_path, prov["lock_layer"] or prov["commit"])
-        names = {w["name"] for w in d.get("workloads", [])}
-        if wls:
-            for w in wls:
-                if w not in names:
-                    die(f"{rel}: no workload '{w}' in its summary.json (has: {', '.join(sorted(names))})")
-        for w in d.get("workloads", []):
-            if wls and w["name"] not in wls:
-                continue
-            # a boot with the servers on huge pages, or with the stock server
-            # on the patched server's V2 rseq area, is a workload of its own
-            # (payoff summary.json "huge_pages", regress2026* always ran
-            # off; "stock_register")
-            name, marks = w["name"], []
-            if d.get("huge_pages") == "on" and not name.startswith("regress2026"):
-                marks.append("huge pages")
-            if d.get("stock_register") == "v2":
-                marks.append("stock on V2 area")
-            if marks:
-                name += f" ({', '.join(marks)})"
-            key = (name, w.get("vcpus"), model, d.get("preempt"))
+        for w in rows:
+            key = (w["name"], w["vcpus"], w["model"], w["preempt"])
             if key in seen:
-                die(f"workload {name} on {w.get('vcpus')} vCPUs ({model}"
-                    f"{', ' + d['preempt'] if d.get('preempt') else ''}) named twice: {seen[key]} and {rel}")
+                die(f"workload {w['name']} on {w['vcpus']} vCPUs ({w['model']}"
+                    f"{', ' + w['preempt'] if w['preempt'] else ''}) named twice: {seen[key]} and {rel}")
             seen[key] = rel
-            nsecs[w.get("slice_ext_nsec")] += 1
-            base_arm, ask_arm = w.get("baseline_arm", "stock"), w.get("asking_arm", "auto")
-            pg = base_arm == "stock"   # extend-sched: measure vs upstream, no stock arm
-            workloads.append({
-                "name": name, "vcpus": w.get("vcpus"),
-                "clock": d.get("clock"), "rr_quantum": d.get("rr_quantum"),
-                "par_quantum": d.get("par_quantum"), "io_hold": d.get("io_hold"),
-                "model": model, "preempt": d.get("preempt"),
-                "baseline_arm": base_arm, "asking_arm": ask_arm,
-                "slice_ext_nsec": w.get("slice_ext_nsec"),
-                "clients": w.get("clients"), "hogs": w.get("hogs"),
-                "rounds": w.get("rounds"), "secs": w.get("secs"),
-                "desched_per_1000_sections": {
-                    "measure": (w.get("desched_per_1000_sections") or {}).get("measure"),
-                    "auto": (w.get("desched_per_1000_sections") or {}).get("auto")},
-                "desched_per_1000_xacts": {
-                    "measure": (w.get("desched_per_1000_xacts") or {}).get("measure"),
-                    "auto": (w.get("desched_per_1000_xacts") or {}).get("auto")},
-                "grants_per_1000_xacts": w.get("grants_per_1000_xacts"),
-                "desched_ratio_auto_measure": (w.get("desched_ratio_auto_measure") or {}).get("pooled"),
-                "grant_yield_fraction": w.get("grant_yield_fraction"),
-                "grant_expired_fraction": w.get("grant_expired_fraction"),
-                "tps_ratio_auto_stock": ratio(w.get("tps_ratio_auto_stock")) if pg else None,
-                "tps_ratio_auto_measure": ratio(w.get("tps_ratio_auto_measure")),
-                "tps_ratio_measure_stock": ratio(w.get("tps_ratio_measure_stock")) if pg else None,
-                "tps_median_auto_stock": w.get("tps_median_auto_stock") if pg else None,
-                "tps_mean": {a: (tps_of(w, a) or {}).get("mean") for a in (w.get("tps") or {})},
-                "tps_mean_detail": {a: tps_of(w, a) for a in (w.get("tps") or {})},
-                "waits_stock": waits_of(w, "stock"), "waits_measure": waits_of(w, "measure"),
-                "source": rel, "commit": prov["commit"], "lock_layer": prov["lock_layer"],
-                "patched_sha256": prov["patched_sha256"], "command": cmd,
-                "lock_path_current": current, "lock_path_missing": missing})
+            nsecs[w["slice_ext_nsec"]] += 1
+            workloads.append(w)
         for t in d.get("targets", []):
             wl = t.get("workload", "")
             if wls and not any(wl.startswith(w + " ") for w in wls):
                 continue
             targets.append(dict(t, source=rel, lock_path_current=current))
+    without_rows = []
+    for rel, folder in without:
+        without_rows += folder_rows(rel, folder, None, repo, lock_path)[1]
+    ps = preemption_source(without_rows, workloads)
+    for w in without_rows:
+        w.pop("tps_mean_detail")
     scal, st, pm = scaling(workloads), scale_targets(workloads), preemption_models(workloads)
     tb = time_budget(workloads)
     for w in workloads:
@@ -565,7 +642,7 @@ def main(argv):
     out = {"clock": "/".join(sorted(str(c) for c in clocks)), "slice_ext_nsec": nsecs.most_common(1)[0][0] if nsecs else None,
            "workloads": workloads, "targets": targets, "sources": [s[0] for s in sources],
            "lock_path_commits": lock_path, "scaling": scal, "scale_targets": st, "preemption_models": pm,
-           "time_budget": tb}
+           "time_budget": tb, "preemption_source": ps}
     L = ["# Kernel lab: the pay-off results (consolidated)", "",
          "Generated by `bench/kernel-lab/analyse summarise results " + os.path.basename(argv[1]) +
          " .` from the run folders that `" + os.path.basename(argv[1]) +
@@ -647,6 +724,27 @@ def main(argv):
                      f"{fmt_ratio(r['auto_lazy_over_stock_other'])} | {fmt_ratio(r['auto_other_over_stock_other'])} | "
                      f"{fmt_pct(r['spin_share_stock']['lazy'])} / {fmt_pct(r['spin_share_stock'][o])} | "
                      f"{fmt_pct(r['lwlock_share_stock']['lazy'])} / {fmt_pct(r['lwlock_share_stock'][o])} |")
+    if ps:
+        L += ["", "## With and without the preemption source", "",
+              "Is the workload preemption-bound? The stock arm with and without its CPU hogs (the same clients, vCPUs, clock "
+              "and preemption model; `@source` runs in the sources file): mean tps and their ratio (95 % interval from the "
+              "means' standard errors), holders descheduled per 1000 lock sections in measure, and the shares of the stock arm's "
+              "sampled active backends waiting on an LWLock / in a spin delay. `same boot`: both from one boot, else the row "
+              "with hogs is the one above.", "",
+              "| workload | vCPUs | model | preempt | clients | hogs | stock tps without / with | with / without [95 %] | "
+              "desched/1000 sect without / with | stock LWLock without / with | stock SpinDelay without / with | same boot | sources |",
+              "| --- | ---: | --- | --- | ---: | ---: | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in ps:
+            tp, dsc = r["stock_tps"], r["desched_per_1000_sections"]
+            srcs = f"[{r['sources']['without']}]({r['sources']['without']}/README.md)"
+            if r["sources"]["with"] and r["sources"]["with"] != r["sources"]["without"]:
+                srcs += f", [{r['sources']['with']}]({r['sources']['with']}/README.md)"
+            L.append(f"| {r['workload']} | {r['vcpus']} | {r['model']} | {r['preempt'] or '-'} | {r['clients']} | "
+                     f"{r['hogs'] if r['hogs'] is not None else '-'} | {fmt(tp['without'], 0)} / {fmt(tp['with'], 0)} | "
+                     f"{fmt_ratio(r['stock_with_over_without'])} | {fmt(dsc['without'], 4)} / {fmt(dsc['with'], 4)} | "
+                     f"{fmt_pct(r['lwlock_share_stock']['without'])} / {fmt_pct(r['lwlock_share_stock']['with'])} | "
+                     f"{fmt_pct(r['spin_share_stock']['without'])} / {fmt_pct(r['spin_share_stock']['with'])} | "
+                     f"{'yes' if r['same_boot'] else 'no'} | {srcs} |")
     if st:
         L += ["", "## Targets at scale (parallel guest time)", "", "| target | workload | value | goal | met |",
               "| --- | --- | --- | --- | --- |"]
