@@ -74,7 +74,9 @@ Workload:
   --set NAME=VALUE   extra postgresql.conf setting on both sides (repeatable;
                      quoted for the file; rseq_slice_mode, rseq_slice_detail,
                      port, shared_buffers, max_connections and the socket
-                     settings are refused)
+                     settings are refused, and any rseq_* setting while a
+                     side is stock; patched sides get rseq_slice_register =
+                     auto, see bench/README.md)
   --detail           rseq_slice_detail = on on the patched side(s): the lock
                      layer also counts sections, spinlock_sections,
                      buffer_header_sections, wait_list_sections,
@@ -116,7 +118,9 @@ Output:
   -h, --help         this text
 
 Exit status: 0 done, 1 a step failed (servers stopped, partial results
-kept), 2 bad options, 128+N interrupted by signal N (servers stopped).
+kept; also bench/run before PostgreSQL is built, which checks only --help
+and --pg-dir then), 2 bad options, 128+N interrupted by signal N (servers
+stopped).
 )";
 }
 

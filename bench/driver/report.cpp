@@ -850,7 +850,7 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
          "`results.json` also names the busiest other processes of each round, `others_top`).\n\n";
 
     // Versions
-    m << "## Versions\n\n| side | installation | PostgreSQL | pgbench | pg_rseq | rseq_slice_mode | rseq_slice_detail | "
+    m << "## Versions\n\n| side | installation | PostgreSQL | pgbench | pg_rseq (as the driver installs it) | rseq_slice_mode | rseq_slice_detail | "
          "start-up line |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     std::set<char> done;
     for (auto& c : d.clusters) {
