@@ -964,6 +964,20 @@ PgRseqRowName(int row)
 }
 
 /*
+ * PgRseqDeferSetting: true in a parallel worker that is still restoring the
+ * leader's settings (InitializingParallelWorker); the assign hooks below
+ * then leave the setting to PgRseqParallelWorkerReady.
+ */
+static bool
+PgRseqDeferSetting(void)
+{
+	if (!InitializingParallelWorker)
+		return false;
+	PgRseqSettingsDeferred = true;
+	return true;
+}
+
+/*
  * GUC rseq_slice_mode: off | measure | upstream | poc | auto (default auto),
  * PGC_SIGHUP.  The enum GUC machinery refuses other values with the usual
  * "invalid value for parameter" error.  A backend switches when it holds no
@@ -984,11 +998,8 @@ assign_rseq_slice_mode(int newval, void *extra)
 
 	if (!PgRseqProbed || PgRseqDetached)
 		return;					/* applied at set-up; off after detach */
-	if (InitializingParallelWorker)
-	{
-		PgRseqSettingsDeferred = true;	/* see PgRseqParallelWorkerReady */
+	if (PgRseqDeferSetting())
 		return;
-	}
 	mode = PgRseqResolve(newval);
 	if (PgRseqState.mode == RSEQ_SLICE_MODE_OFF)
 	{
@@ -1025,11 +1036,8 @@ assign_rseq_slice_mode(int newval, void *extra)
 void
 assign_rseq_slice_detail(bool newval, void *extra)
 {
-	if (InitializingParallelWorker)
-	{
-		PgRseqSettingsDeferred = true;	/* see PgRseqParallelWorkerReady */
+	if (PgRseqDeferSetting())
 		return;
-	}
 	rseq_slice_set_detail(&PgRseqState, newval ? 1 : 0);
 }
 
@@ -1051,11 +1059,8 @@ assign_rseq_slice_detail(bool newval, void *extra)
 void
 assign_rseq_slice_request(int newval, void *extra)
 {
-	if (InitializingParallelWorker)
-	{
-		PgRseqSettingsDeferred = true;	/* see PgRseqParallelWorkerReady */
+	if (PgRseqDeferSetting())
 		return;
-	}
 	PgRseqApplyRequestPolicy(newval);
 }
 
