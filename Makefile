@@ -8,6 +8,12 @@
 #   $(BUILD)/pg/src-patched           build tree, lwlock_patch/ -> $(BUILD)/pg/patched
 #   $(BUILD)/pg/src-patched-cassert   same + --enable-cassert   -> $(BUILD)/pg/patched-cassert
 #
+# and, on demand (lwlock_patch/lwlock_patch.mk), the core series:
+#
+#   $(BUILD)/pg/stage-core            pristine + `git am` of lwlock_patch/core/*.patch
+#   $(BUILD)/pg/src-core              build tree, stock's options -> $(BUILD)/pg/core
+#   $(BUILD)/pg/src-core-cassert      + --enable-cassert --enable-tap-tests -> $(BUILD)/pg/core-cassert
+#
 # `make ... PG_MAJOR=17` does the same for PostgreSQL 17 (Debian trixie's
 # postgresql-17, the hooks of lwlock_patch/pg17/), with the same layout one
 # level down, under $(BUILD)/pg17/ (src/, pg/, and the test outputs of the
@@ -102,6 +108,7 @@ PATCH_SET_DIR := $(if $(filter 18,$(PG_MAJOR)),$(PATCH_DIR),$(PATCH_DIR)/pg$(PG_
 PG_STOCK_PREFIX   := $(PG_DIR)/stock
 PG_PATCHED_PREFIX := $(PG_DIR)/patched
 PG_CASSERT_PREFIX := $(PG_DIR)/patched-cassert
+PG_CORE_PREFIX    := $(PG_DIR)/core
 
 # Pristine tree: the stamp's first line is its absolute path, the second its version.
 PRISTINE_STAMP  := $(SRC_DIR)/.pristine
@@ -120,6 +127,10 @@ PATCH_COPIES := rseq_slice.h:src/include/port/rseq_slice.h \
                 rseq_lock.h:src/include/storage/rseq_lock.h \
                 rseq_stats.h:src/include/storage/rseq_stats.h \
                 rseq_lock.c:src/backend/storage/lmgr/rseq_lock.c
+# The core series: pristine + `git am` of lwlock_patch/core/*.patch (18 only).
+CORE_STAGE_DIR   := $(PG_DIR)/stage-core
+CORE_STAGE_STAMP := $(PG_DIR)/.stage-core.stamp
+CORE_PATCHES     := $(sort $(wildcard $(PATCH_DIR)/core/*.patch))
 PATCH_COPY_SRCS := $(wildcard $(foreach c,$(PATCH_COPIES),$(PATCH_DIR)/$(firstword $(subst :, ,$(c)))))
 
 FLAVORS := stock patched
@@ -135,15 +146,17 @@ config_file   = $(call tree,$(1))/.pg_rseq-config
 config_stamp  = $(call tree,$(1))/.pg_rseq-configured
 built_stamp   = $(call tree,$(1))/.pg_rseq-built
 install_stamp = $(call prefix,$(1))/.pg_rseq-installed
-origin_stamp  = $(if $(filter stock,$(1)),$(PRISTINE_STAMP),$(STAGE_STAMP))
-origin_dir    = $(if $(filter stock,$(1)),$(pristine_dir),$(STAGE_DIR))
-flavor_opts   = $(if $(filter %-cassert,$(1)),--enable-cassert)
+origin_stamp  = $(if $(filter stock,$(1)),$(PRISTINE_STAMP),$(if $(filter core%,$(1)),$(CORE_STAGE_STAMP),$(STAGE_STAMP)))
+origin_dir    = $(if $(filter stock,$(1)),$(pristine_dir),$(if $(filter core%,$(1)),$(CORE_STAGE_DIR),$(STAGE_DIR)))
+flavor_opts   = $(if $(filter %-cassert,$(1)),--enable-cassert)$(if $(filter core-cassert,$(1)), --enable-tap-tests)
 flavor_cflags = $(PG_CFLAGS)$(if $(filter %-cassert,$(1)), $(PG_CASSERT_MARCH))
 
 # Depend on these (not on the phony targets) from other makefiles.
 PG_STOCK_STAMP   := $(call install_stamp,stock)
 PG_PATCHED_STAMP := $(call install_stamp,patched)
 PG_CASSERT_STAMP := $(call install_stamp,patched-cassert)
+PG_CORE_STAMP    := $(call install_stamp,core)
+PG_CORE_CASSERT_STAMP := $(call install_stamp,core-cassert)
 
 # PostgreSQL's make, without our command-line variables or jobserver, and
 # serialised across flavours and majors (one PostgreSQL build at a time on
@@ -340,7 +353,7 @@ $(call install_stamp,$(1)): $(call built_stamp,$(1))
 	@touch $$@
 endef
 
-$(foreach f,stock patched patched-cassert,$(eval $(call flavor_rules,$(f))))
+$(foreach f,stock patched patched-cassert core core-cassert,$(eval $(call flavor_rules,$(f))))
 
 # ---------------------------------------------------------------------------
 # Tests
@@ -383,17 +396,31 @@ postgres-check: $(call built_stamp,$(PG_CHECK_FLAVOR)) | pg-run-user
 	echo "postgres-check: $$pass passed, $$fail failed"; \
 	exit $$st
 
-# The lock layer as a patch series for PostgreSQL $(PG_MAJOR) (git
-# format-patch output: core, spinlocks + buffer headers, LWLocks) in
-# $(MAJOR_DIR)/patch-series, made from the pristine tree, the new files in
-# lwlock_patch/ and the major's hooks ($(PATCH_SET_DIR)) by
-# lwlock_patch/make-series.
+# The lock layer as a patch series for PostgreSQL 18: the core series
+# (lwlock_patch/core/*.patch, `git format-patch` output) as
+# v$(PATCH_SERIES_VERSION)-000K-*.patch in $(PATCH_SERIES_DIR), for `git am`
+# on a PostgreSQL 18 tree.  `make research-series` writes the research layer
+# (what `make postgres` builds as patched; for PG_MAJOR=17 too) from the
+# pristine tree, the new files in lwlock_patch/ and the major's hooks
+# ($(PATCH_SET_DIR)) by lwlock_patch/make-series, to $(RESEARCH_SERIES_DIR).
 PATCH_SERIES_DIR ?= $(MAJOR_DIR)/patch-series
+RESEARCH_SERIES_DIR ?= $(MAJOR_DIR)/research-series
 PATCH_SERIES_VERSION ?= 1
-.PHONY: patch-series
-patch-series: $(PRISTINE_STAMP)
-	@$(call msg,writing the patch series for PostgreSQL $(PG_MAJOR) to $(PATCH_SERIES_DIR))
-	@$(PATCH_DIR)/make-series $(pristine_dir) $(PATCH_SERIES_DIR) $(PATCH_SERIES_VERSION) $(PATCH_SET_DIR)
+.PHONY: patch-series research-series
+ifeq ($(PG_MAJOR),18)
+patch-series:
+	@rm -rf $(PATCH_SERIES_DIR) && mkdir -p $(PATCH_SERIES_DIR)
+	@for p in $(CORE_PATCHES); do cp $$p $(PATCH_SERIES_DIR)/v$(PATCH_SERIES_VERSION)-$$(basename $$p); done
+	@$(call msg,the core series for PostgreSQL 18 in $(PATCH_SERIES_DIR) (git am on a PostgreSQL 18 tree):)
+	@for f in $(PATCH_SERIES_DIR)/*.patch; do printf '  %s\t%s lines +/-\n' "$$(basename $$f)" "$$(grep -c '^[+-][^+-]' $$f)"; done
+else
+patch-series:
+	@echo "patch-series: the core series is for PostgreSQL 18 (PG_MAJOR=$(PG_MAJOR)): make research-series PG_MAJOR=$(PG_MAJOR) writes the research layer" >&2; exit 1
+endif
+
+research-series: $(PRISTINE_STAMP)
+	@$(call msg,writing the research layer's series for PostgreSQL $(PG_MAJOR) to $(RESEARCH_SERIES_DIR))
+	@$(PATCH_DIR)/make-series $(pristine_dir) $(RESEARCH_SERIES_DIR) $(PATCH_SERIES_VERSION) $(PATCH_SET_DIR)
 
 clean-postgres:
 	rm -rf $(PG_DIR)
