@@ -288,7 +288,8 @@ PgRseqEnterRare(unsigned kind, unsigned ask)
 
 /*
  * Where the slice extension is enabled, find out whether the kernel
- * validates slice_ctrl at system calls (rseq debug mode); only then does a
+ * validates slice_ctrl (rseq debug mode: at the first system call after a
+ * grant not ended by rseq_slice_yield, not at every one); only then does a
  * request cleared without a visible grant need a rseq_slice_yield
  * (port/rseq_slice.h rseq_slice_kernel_validates).  Two system calls, once
  * per process start.  When the kernel cannot be asked, keep yielding.

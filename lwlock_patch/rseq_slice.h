@@ -22,9 +22,15 @@
  *	  user space, bit 1 set by the kernel = "yield when done".  Never merged.
  *	- Preemption marker (every kernel with rseq): store an empty-range
  *	  rseq_cs descriptor; the kernel clears rseq_cs when it preempts the
- *	  thread (legacy registration: after every context switch and before
- *	  signal delivery; V2: when interrupted and scheduled out, or on a
- *	  signal).  A cleared marker at release = "descheduled while holding".
+ *	  thread.  What clears it depends on the kernel version, not on the
+ *	  registration: up to 6.18 every context switch of the thread, voluntary
+ *	  ones included, and every signal delivery; from 6.19 on (every 7.x) on
+ *	  x86_64 and arm64 only a context switch after an interrupt or exception
+ *	  entry from user mode, for legacy and V2 alike (rseq_update_usr,
+ *	  include/linux/rseq_entry.h of 7.2.13), unless rseq debugging is on;
+ *	  signals there: every delivery with a legacy registration, with V2
+ *	  only one delivered on an interrupt or exception return.  A cleared
+ *	  marker at release = "descheduled while holding".
  *
  * Nesting: the kernel keeps no nesting counter.  The state below keeps a
  * depth; request is written only on depth 0 -> 1 and 1 -> 0.
@@ -175,6 +181,11 @@ extern "C" {
 #endif
 #define RSEQ_SLICE_NR_YIELD				471 /* __NR_rseq_slice_yield, 7.0+ */
 #define RSEQ_SLICE_FLAG_UNREGISTER		(1 << 0)	/* rseq() flags */
+/*
+ * SLICE_EXT_DEFAULT_ON: enables the extension at registration for a V2
+ * registration on a kernel where it is enabled system-wide; on a 32-byte
+ * registration it is accepted and ignored (kernel/rseq.c, 7.2.13).
+ */
 #define RSEQ_SLICE_FLAG_SLICE_EXT_DEFAULT_ON (1 << 1)
 #define RSEQ_SLICE_ORIG_SIZE			32	/* legacy registration length */
 #define RSEQ_SLICE_FEATURE_SIZE_SLICE	33	/* feature size with slice_ctrl */
@@ -606,27 +617,32 @@ rseq_slice_sys_yield(rseq_slice_state *s)
 /*
  * rseq_slice_granted: the upstream request window closed with the kernel's
  * answer: `granted` set (call rseq_slice_yield), or request already clear
- * and granted clear (granted, then revoked; one rseq_slice_yield clears the
- * kernel's pending system-call check, which with rseq debugging on would
- * kill the thread at its next system call inside a section: Linux 7.2
+ * and granted clear (granted, then revoked; one rseq_slice_yield is the
+ * first system call after that grant, where with rseq debugging on the
+ * kernel checks slice_ctrl once, and only there: a request set at that
+ * call, inside a later section, would kill the thread: Linux 7.2
  * kernel/rseq.c rseq_syscall_enter_work(), bench/kernel-lab/NOTES.md).
  * Counts grants, revoked, yields, yields_in_grant; returns RSEQ_SLICE_EV_*.
  * In a two-thread probe grants = debugfs s_granted
  * (shared/docs/rseq-slice-abi.md, measured); under PostgreSQL on Linux
  * 7.2.13 with multi-threaded TCG grants exceed s_granted, because the kernel
- * also clears request without granting (return to user space after a
- * context switch, a grant refused for pending work) and that looks the same
- * here (bench/results/kernel-lab/README.md).  yields_in_grant = s_yielded
+ * also clears slice_ctrl without granting (at its V2 rseq update on the
+ * return to user space after a context switch, gated by the system-wide
+ * static key, not by the thread's prctl state; at a refused grant only when
+ * other exit work is pending) and that looks the same here
+ * (bench/results/kernel-lab/README.md).  yields_in_grant = s_yielded
  * exactly in every measurement.  Only reached when the kernel acted: out of
  * line (rseq_slice_kernel.c).
  */
 extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
 
 /*
- * rseq_slice_kernel_validates: does the kernel check slice_ctrl at system
- * call entry for this thread (rseq debug mode: boot option rseq_debug=1 or
- * debugfs rseq/debug)?  With debug mode on, a request left set at the
- * first system call after a grant that was revoked unseen kills the thread
+ * rseq_slice_kernel_validates: does the kernel check slice_ctrl for this
+ * thread (rseq debug mode: boot option rseq_debug=1 or debugfs rseq/debug)?
+ * It checks it only at the first system call after a grant that was not
+ * ended by rseq_slice_yield, not at every system call.  With debug mode on,
+ * a request left set at the first system call after a grant that was
+ * revoked unseen kills the thread
  * (SIGSEGV), so a section whose request the kernel cleared with granted
  * clear must be followed by a system call before the next request: the
  * default, s->no_clear_yield = 0, makes rseq_slice_granted call
@@ -635,8 +651,8 @@ extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
  * (Linux 7.2.13 in the kernel lab, bench/kernel-lab/NOTES.md).
  *
  * How: debug mode evaluates rseq_cs at every system call return and clears
- * an empty-range descriptor there; otherwise only a deschedule or a signal
- * clears it.  The probe arms our marker, makes a system call (getppid), and
+ * an empty-range descriptor there; otherwise only a deschedule (on 7.x one
+ * after an interrupt or exception from user mode) or a signal clears it.  The probe arms our marker, makes a system call (getppid), and
  * looks; twice, so that a deschedule between cannot pass for debug mode.
  * Returns 1 (debug mode seen: keep yielding), 0 (not seen), -1 (cannot
  * tell: no area, or rseq_cs holds a foreign descriptor).  Two system
@@ -806,8 +822,8 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
  *
  * The marker is an empty-range rseq_cs descriptor (valid for the life of
  * the process): leaving it armed between sections only means that the
- * kernel clears it at the next preemption, context switch (legacy
- * registration) or signal, as it would inside a section.  A foreign
+ * kernel clears it at the next preemption, context switch (kernels up to
+ * 6.18, either registration) or signal, as it would inside a section.  A foreign
  * descriptor found in rseq_cs (another rseq user's, necessarily stale: no
  * other rseq critical section can be running while this C code runs, and
  * the kernel clears rseq_cs before delivering a signal) is left alone

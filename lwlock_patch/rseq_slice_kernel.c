@@ -11,18 +11,19 @@
  * Architectures: x86_64 and aarch64 Linux (RSEQ_SLICE_SUPPORTED); the only
  * difference here is thread_pointer(); the system call numbers and
  * RSEQ_SIG come from rseq_slice.h.  On arm64 Linux 7.2 has no slice
- * extension: the prctl fails with EINVAL (a kernel without the feature,
- * shared/docs/rseq-slice-abi.md, "Turning it on"), the
- * probe says "unavailable" and auto resolves to measure.
+ * extension: a 7.x kernel built without CONFIG_RSEQ_SLICE_EXTENSION answers
+ * prctl 79 with ENOTSUPP (524), GET included, not EINVAL (the stub in
+ * include/linux/rseq.h; shared/docs/rseq-slice-abi.md, "Turning it on"),
+ * the probe says "unavailable" and auto resolves to measure.
  *
  * Facts used (shared/docs/rseq-slice-abi.md, checked on 6.18 and 7.2.13):
  *	- glibc 2.36 registers a legacy 32-byte area per thread (__rseq_size 20);
  *	  unregistering it with rseq(area, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG)
  *	  returns 0, after which a 64-byte aligned area of length >= the feature
  *	  size can be registered (a second registration gives EBUSY).
- *	- prctl(79, 2, 1, 0, 0) enables the extension; EINVAL: kernel without the
- *	  feature (all kernels before 7.0), ENOTSUPP (524): disabled at boot or a
- *	  legacy registration, ENXIO: no rseq registered.  A 7.x kernel built
+ *	- prctl(79, 2, 1, 0, 0) enables the extension; EINVAL: no such prctl
+ *	  (every kernel before 7.0) or bad arguments, ENOTSUPP (524): disabled at
+ *	  boot or a legacy registration, ENXIO: no rseq registered.  A 7.x kernel built
  *	  without CONFIG_RSEQ_SLICE_EXTENSION (every arm64 7.2 kernel) answers
  *	  ENOTSUPP to every well-formed request of prctl 79, GET (1) included; one built
  *	  with it answers GET with 0 or 1 (include/linux/rseq.h, kernel/rseq.c
