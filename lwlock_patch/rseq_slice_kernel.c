@@ -23,11 +23,11 @@
  *	  size can be registered (a second registration gives EBUSY).
  *	- prctl(79, 2, 1, 0, 0) enables the extension; EINVAL: no such prctl
  *	  (every kernel before 7.0) or bad arguments, ENOTSUPP (524): disabled at
- *	  boot or a legacy registration, ENXIO: no rseq registered.  A 7.x kernel built
- *	  without CONFIG_RSEQ_SLICE_EXTENSION (every arm64 7.2 kernel) answers
- *	  ENOTSUPP to every well-formed request of prctl 79, GET (1) included; one built
- *	  with it answers GET with 0 or 1 (include/linux/rseq.h, kernel/rseq.c
- *	  of 7.2.13).
+ *	  boot or a legacy registration, ENXIO: no rseq registered.  A 7.x
+ *	  kernel built without CONFIG_RSEQ_SLICE_EXTENSION (every arm64 7.2
+ *	  kernel) answers ENOTSUPP to every well-formed request of prctl 79,
+ *	  GET (1) included; one built with it answers GET with 0 or 1
+ *	  (include/linux/rseq.h, kernel/rseq.c of 7.2.13).
  *	- fork() copies the registration and the slice extension state.
  *	- glibc 2.41+ sizes its registration from AT_RSEQ_FEATURE_SIZE: Debian
  *	  sid's 2.43 on 6.18 has __rseq_size 28 and registers 32 bytes (measured
