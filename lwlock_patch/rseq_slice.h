@@ -828,8 +828,7 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
  * foreign descriptor found in rseq_cs (another rseq user's, necessarily
  * stale: no other rseq critical section can be running while this C code
  * runs, and the kernel clears rseq_cs before delivering a signal) is left
- * alone
- * until the kernel clears it; it then acts as the marker.
+ * alone until the kernel clears it; it then acts as the marker.
  */
 /* The bodies of rseq_slice_enter after the dispatch (see RSEQ_SLICE_DISPATCH). */
 /*
