@@ -596,8 +596,9 @@ TEST_F(SetModeOpen, CancelledSwitchLeavesNoDepth)
 /*
  * A request the kernel cleared with granted clear (a revoked grant, or a
  * clear without any grant): with no_clear_yield set (the kernel does not
- * validate slice_ctrl at system calls: rseq_slice_kernel_validates
- * returned 0) no rseq_slice_yield follows; by default one does.  Counted
+ * validate slice_ctrl at the first system call after a grant, rseq debug
+ * mode: rseq_slice_kernel_validates returned 0) no rseq_slice_yield
+ * follows; by default one does.  Counted
  * as grants and revoked either way; yields counts calls made.
  */
 TEST_F(SetModeOpen, ClearedRequestYieldsOnlyWhenTheKernelValidates)
