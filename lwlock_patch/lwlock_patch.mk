@@ -26,7 +26,12 @@
 #                   (lwlock_patch/core/measure.conf), and
 #                   lwlock_patch/core/check-prologues against the stock
 #                   build (hot lock functions keep stock's prologue: no
-#                   register saves added by the sections).  Closing line:
+#                   register saves added by the sections), and
+#                   lwlock_patch/core/check-compiled-out (built as
+#                   --disable-rseq-slice, the lock files and the heaviest
+#                   lock users are stock's machine code but for the
+#                   functions calling the start-up and slot routines).
+#                   Closing line:
 #                   "core-check: N passed, N failed" (steps).  PostgreSQL 18
 #                   only: with PG_MAJOR=17 it prints a SKIP line.
 
@@ -61,7 +66,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	cd $(CORE_CHECK_TREE); pass=0; fail=0; \
 	run() { name=$$1; shift; $(call msg,core-check: $$name); \
 	  if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$$@" > .pg_rseq-$$name.log 2>&1; then \
-	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:' .pg_rseq-$$name.log | tail -3; \
+	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:' .pg_rseq-$$name.log | tail -3; \
 	  else \
 	    fail=$$((fail + 1)); tail -n 40 .pg_rseq-$$name.log; \
 	    find . -name regression.diffs -newer .pg_rseq-$$name.log -exec cat {} + 2>/dev/null | head -200; \
@@ -71,6 +76,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
 	run prologues $(PATCH_DIR)/core/check-prologues $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-prologues; \
+	run compiled-out $(PATCH_DIR)/core/check-compiled-out $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-compiled-out; \
 	echo "core-check: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
 else
