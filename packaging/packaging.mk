@@ -1,0 +1,28 @@
+# packaging/packaging.mk: Debian packages of the patched server and of the
+# extension, included by the top-level Makefile (docs/packages.md).
+#
+#   make deb        Debian's postgresql-18 source package from sid + the core
+#                   series (lwlock_patch/core) as quilt patches, version
+#                   +rseq1, built by sbuild in a clean mmdebstrap'd sid
+#                   chroot (nocheck: about 22 min on 2 cores) -> build/deb/server
+#   make deb-ext    the extension as postgresql-18-pg-rseq (pg_buildext,
+#                   packaging/pg-rseq/debian), built by sbuild against
+#                   Debian's stock server-dev and against the patched one
+#                   when make deb has run -> build/deb/ext-stock, ext-patched
+#   make deb-check  in a sid chroot: Debian's postgresql-18, a cluster with
+#                   pgbench data, the patched packages over it, the extension,
+#                   back to Debian's: the data is identical
+#   make deb-lint   (part of make check, about a minute, no package build)
+#                   the quilt series applies to Debian's source package, the
+#                   extension's packaging builds a source package that
+#                   lintian accepts
+.PHONY: deb deb-ext deb-check deb-lint
+
+deb:
+	@$(CURDIR)/packaging/deb/build-server
+
+deb-ext:
+	@$(CURDIR)/packaging/deb/build-ext
+
+deb-check:
+	@$(CURDIR)/packaging/deb/check
