@@ -26,3 +26,9 @@ deb-ext:
 
 deb-check:
 	@$(CURDIR)/packaging/deb/check
+
+deb-lint:
+	@$(call msg,deb-lint: the core series applies to Debian's postgresql-18 source; lintian on both source packages)
+	@$(CURDIR)/packaging/deb/lint
+
+CHECK_TARGETS += deb-lint

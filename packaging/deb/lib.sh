@@ -83,3 +83,26 @@ make_chroot_tarball() {
 
 # The newest .dsc's version: "18.6-3".
 dsc_version() { sed -n 's/^Version: //p' "$1" | head -1; }
+
+# Add lwlock_patch/core/$RSEQ_PATCHES to the unpacked source package in $1
+# as quilt patches rseq-000K-*.patch appended to debian/patches/series, and
+# apply them with quilt (no fuzz); logs in $2.
+RSEQ_PATCHES=${RSEQ_PATCHES:-0001 0002 0003 0004}
+add_core_series() {
+	local srcdir=$1 logdir=$2 n p name
+	(
+	cd "$srcdir"
+	export QUILT_PATCHES=debian/patches QUILT_PC=.pc
+	[ -z "$(quilt unapplied 2>/dev/null)" ] || die "Debian's own patches are not all applied in $srcdir"
+	for n in $RSEQ_PATCHES; do
+		p=$(ls "$PKG_TOP"/lwlock_patch/core/"$n"-*.patch)
+		name=rseq-$(basename "$p")
+		cp "$p" debian/patches/"$name"
+		echo "$name" >> debian/patches/series
+		msg "quilt push --fuzz=0 $name"
+		quilt push --fuzz=0 "$name" > "$logdir/quilt-$n.log" 2>&1 \
+			|| { cat "$logdir/quilt-$n.log"; die "$name does not apply to $(dpkg-parsechangelog -S Source) $(dpkg-parsechangelog -S Version)"; }
+	done
+	[ -z "$(quilt unapplied 2>/dev/null)" ] || die "unapplied patches left: $(quilt unapplied)"
+	)
+}
