@@ -15,10 +15,17 @@
 # and patched-cassert whenever it is installed (CI builds it with
 # `make postgres CASSERT=1`, then runs `make check`): the assertion build
 # checks the lock layer's depth invariant during the ERROR-in-LWLocks test.
+# The core series' assertion build, core-cassert (`make core-build`,
+# build/pg/core-cassert), is a flavour too whenever it is installed (CI:
+# `make check` runs core-check, which builds it): its schedule (core_*)
+# runs on a server started with rseq_slice_mode = measure
+# (PGC_POSTMASTER).  `make ext-check-core-cassert` builds it if needed.
+# Only PostgreSQL 18 has the core series.
 # Override with EXT_FLAVORS="stock".
 
 EXT_SRC     := $(CURDIR)/contrib/pg_rseq
-EXT_FLAVORS ?= $(FLAVORS) $(if $(filter patched-cassert,$(FLAVORS)),,$(if $(wildcard $(PG_CASSERT_STAMP)),patched-cassert))
+EXT_FLAVORS ?= $(FLAVORS) $(if $(filter patched-cassert,$(FLAVORS)),,$(if $(wildcard $(PG_CASSERT_STAMP)),patched-cassert)) \
+               $(if $(filter 18,$(PG_MAJOR)),$(if $(wildcard $(PG_CORE_CASSERT_STAMP)),core-cassert))
 ext_objdir   = $(MAJOR_DIR)/ext-$(1)
 ext_workdir  = $(MAJOR_DIR)/ext-check/$(1)
 
@@ -51,6 +58,6 @@ ext-check-$(1): ext-install-$(1) ext-meta-check | pg-run-user
 	  $(call ext_objdir,$(1)) $(call ext_workdir,$(1)) $(PG_RUN_USER)
 endef
 
-$(foreach f,stock patched patched-cassert,$(eval $(call ext_rules,$(f))))
+$(foreach f,stock patched patched-cassert core-cassert,$(eval $(call ext_rules,$(f))))
 
 CHECK_TARGETS += ext-check

@@ -47,3 +47,14 @@ FROM pg_rseq_backend_state();
 SELECT coalesce(s.marker > 0, false) = k.rseq_registered AS marker_iff_registered,
        (s.rseq_cs IS NULL) = (s.marker IS NULL) AS marker_null_iff_no_area
 FROM pg_rseq_backend_state() s, pg_rseq_kernel() k;
+
+-- descheduled_counts (1.3.0) follows the kernel release: up to 6.18 every
+-- context switch, from 6.19 on interrupt and exception entries from user
+-- mode; nothing without an rseq area
+SELECT CASE WHEN NOT rseq_registered THEN descheduled_counts LIKE 'nothing:%'
+            WHEN split_part(kernel_release, '.', 1)::int * 1000
+                 + substring(split_part(kernel_release, '.', 2) FROM '^[0-9]+')::int <= 6018
+            THEN descheduled_counts LIKE 'every context switch of the holder:%'
+            ELSE descheduled_counts LIKE 'entries from user mode by an interrupt or exception only:%'
+       END AS descheduled_counts_follows_release
+FROM pg_rseq_kernel();

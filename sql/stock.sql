@@ -23,6 +23,8 @@ SELECT lock_layer, mode_setting, mode, mode_reason, detail,
        slice_ext_nsec IS NULL OR slice_ext_nsec > 0 AS nsec_valid,
        summary LIKE 'kernel %' AS has_summary
 FROM pg_rseq_kernel();
+-- no lock layer, no deschedule counter: nothing to say what it counts
+SELECT descheduled_counts FROM pg_rseq_kernel();
 
 -- this backend: no lock layer state; outside any lock the rseq area (if
 -- glibc registered one) has no request pending and rseq_cs 0

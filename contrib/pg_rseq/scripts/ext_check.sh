@@ -3,8 +3,10 @@
 #
 #   ext_check.sh FLAVOUR PREFIX OBJDIR WORKDIR [RUN_USER]
 #
-# FLAVOUR   stock, patched or patched-cassert (for messages only; the
-#           schedule follows from the server's headers, see Makefile)
+# FLAVOUR   stock, patched, patched-cassert, core or core-cassert (the
+#           schedule follows from the server's headers, see Makefile; a
+#           core flavour's server starts with rseq_slice_mode = measure,
+#           which is PGC_POSTMASTER)
 # PREFIX    the server's installation (PREFIX/bin/pg_config, initdb, pg_ctl)
 # OBJDIR    pg_rseq's object directory for that server (already installed);
 #           pg_regress writes results/ and regression.diffs there
@@ -68,7 +70,12 @@ trap 'exit 130' INT TERM
 case "$flavour" in
 	stock) base=54610 ;;
 	patched) base=54640 ;;
+	core*) base=54700 ;;
 	*) base=54670 ;;
+esac
+server_opts=
+case "$flavour" in
+	core*) server_opts="-c rseq_slice_mode=measure" ;;
 esac
 port=
 for p in $(seq "$base" $((base + 29))); do
@@ -76,7 +83,7 @@ for p in $(seq "$base" $((base + 29))); do
 		continue				# something listens there
 	fi
 	if as_user "$bin/pg_ctl" -D "$data" -l "$log" -w -t 120 \
-		-o "-p $p -c listen_addresses=localhost -c unix_socket_directories='' -c fsync=off" \
+		-o "-p $p -c listen_addresses=localhost -c unix_socket_directories='' -c fsync=off $server_opts" \
 		start >/dev/null 2>&1; then
 		port=$p
 		started=1

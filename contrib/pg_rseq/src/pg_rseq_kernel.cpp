@@ -7,12 +7,16 @@
  * enabled the slice extension before forking, so that probe is what every
  * backend inherited, including errnos a later probe could not see.  On a
  * stock server this backend is probed now with our own copy of
- * lwlock_patch/rseq_slice_kernel.c (nothing is changed by probing).
+ * lwlock_patch/rseq_slice_kernel.c (nothing is changed by probing); so is
+ * a backend of the core series, which registers nothing (glibc's area),
+ * and whose mode and reason come from its reader (PgRseqPathInForce,
+ * PgRseqStartupReason).
  *
  * contrib/pg_rseq/src/pg_rseq_kernel.cpp
  */
 #include "pg_rseq/pg_rseq.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 namespace pg_rseq
@@ -69,10 +73,19 @@ enum KernelColumn : size_t
 	kModeReason,
 	kDetail,					/* 1.1.0 */
 	kSummary,
+	kDescheduledCounts,			/* 1.3.0 */
 	kKernelColumns
 };
-/* 1.0.0 has no detail column. */
-constexpr size_t kKernelColumns10 = kKernelColumns - 1;
+/* 1.1.0 (and 1.2.x) have no descheduled_counts, 1.0.0 no detail either. */
+constexpr size_t kKernelColumns11 = kKernelColumns - 1;
+constexpr size_t kKernelColumns10 = kKernelColumns - 2;
+
+constexpr size_t
+KernelColumns(Api api)
+{
+	return api == Api::k1_0 ? kKernelColumns10
+		: api == Api::k1_3 ? kKernelColumns : kKernelColumns11;
+}
 
 /* Columns of pg_rseq_backend_state(). */
 enum StateColumn : size_t
@@ -107,7 +120,7 @@ template <Api api>
 Datum
 RseqKernel(FunctionCallInfo fcinfo)
 {
-	constexpr size_t ncolumns = api == Api::k1_0 ? kKernelColumns10 : kKernelColumns;
+	constexpr size_t ncolumns = KernelColumns(api);
 	TupleDesc	tupdesc = ResultTupleDesc(fcinfo, "pg_rseq_kernel", ncolumns);
 	Row<kKernelColumns> row;
 	rseq_slice_probe p;
@@ -143,12 +156,37 @@ RseqKernel(FunctionCallInfo fcinfo)
 	row.SetText(kMode, ModeName(PgRseqState.mode));
 	row.SetText(kModeReason, PgRseqModeWhy);
 	row.Set(kDetail, BoolGetDatum(DetailCounted()));
+#elif PG_RSEQ_CORE
+	{
+		const char *setting = GetConfigOption("rseq_slice_mode", true, false);
+
+		row.SetText(kModeSetting, setting);
+		row.SetText(kMode, CorePathName(PgRseqPathInForce()));
+		row.SetText(kModeReason, PgRseqStartupReason());
+		/* the core has no detail counters: never counted */
+		row.Set(kDetail, BoolGetDatum(false));
+	}
 #endif
 	row.SetText(kSummary, p.reason);
+	if constexpr (kPatched || kCore)
+	{
+		if (p.registered)
+			row.SetText(kDescheduledCounts, DescheduledCounts(p.release));
+		else
+			row.SetText(kDescheduledCounts,
+						"nothing: no rseq area is registered, so no marker can be armed");
+	}
 
 	if constexpr (api == Api::k1_0)
 	{
-		Row<kKernelColumns10> old = WithoutColumn(row, kDetail);
+		Row<kKernelColumns11> a = WithoutColumn(row, kDescheduledCounts);
+		Row<kKernelColumns10> old = WithoutColumn(a, kDetail);
+
+		return RowDatum(tupdesc, old);
+	}
+	else if constexpr (api != Api::k1_3)
+	{
+		Row<kKernelColumns11> old = WithoutColumn(row, kDescheduledCounts);
 
 		return RowDatum(tupdesc, old);
 	}
@@ -167,6 +205,9 @@ RseqCsKind(uint64_t rseq_cs)
 		return "none";
 #if PG_RSEQ_PATCHED
 	if (rseq_cs == static_cast<uint64_t>(PgRseqState.marker))
+		return "marker";
+#elif PG_RSEQ_CORE
+	if (CoreMarker() != 0 && rseq_cs == CoreMarker())
 		return "marker";
 #endif
 	return "other";
@@ -199,6 +240,9 @@ RseqBackendState(FunctionCallInfo fcinfo)
 #if PG_RSEQ_PATCHED
 	row.Set(kStateDepth, Int64GetDatum(static_cast<int64>(PgRseqState.depth)));
 	row.SetText(kStateMode, ModeName(PgRseqState.mode));
+#elif PG_RSEQ_CORE
+	row.Set(kStateDepth, Int64GetDatum(CoreDepth()));
+	row.SetText(kStateMode, CorePathName(PgRseqPathInForce()));
 #endif
 	if (area != nullptr)
 	{
@@ -217,6 +261,9 @@ RseqBackendState(FunctionCallInfo fcinfo)
 			row.Set(kStateRseqCs, Int64GetDatum(static_cast<int64>(rseq_cs)));
 #if PG_RSEQ_PATCHED
 			row.Set(kStateMarker, Int64GetDatum(static_cast<int64>(PgRseqState.marker)));
+#elif PG_RSEQ_CORE
+			if (CoreMarker() != 0)
+				row.Set(kStateMarker, Int64GetDatum(static_cast<int64>(CoreMarker())));
 #endif
 		}
 	}
@@ -239,6 +286,51 @@ RseqBackendState(FunctionCallInfo fcinfo)
 }
 
 }								/* namespace */
+
+/*
+ * DescheduledCounts: what a cleared marker, and so descheduled_while_holding,
+ * means on this kernel.  The kernel clears rseq_cs when it evaluates a
+ * descriptor whose range does not hold the interrupted instruction (the
+ * marker's range is empty).  When it evaluates it depends on the version
+ * (Linux 7.2.13, include/linux/rseq_entry.h, rseq_update_usr; 6.18,
+ * kernel/rseq.c, rseq_handle_notify_resume):
+ *
+ *   up to 6.18     after every context switch of the thread (preemptions,
+ *                  and voluntary sleeps in system calls: I/O, a wait for
+ *                  another lock) and at every signal delivery;
+ *   6.19 and later (the rseq rework; x86_64 and arm64, the architectures
+ *                  with the generic entry code) only when the thread
+ *                  entered the kernel by an interrupt or exception from
+ *                  user mode: preemptions from user mode, page faults that
+ *                  sleep, signals delivered on such a return; for legacy
+ *                  and V2 registrations alike, unless the kernel's rseq
+ *                  debugging is on (it then evaluates at every return).
+ *
+ * Input: the release as uname -r gives it ("6.18.3-amd64").  A release that
+ * does not start with "major.minor" is reported as unknown.
+ */
+const char *
+DescheduledCounts(const char *release)
+{
+	unsigned	major = 0;
+	unsigned	minor = 0;
+
+	if (release == nullptr || std::sscanf(release, "%u.%u", &major, &minor) != 2)
+		return "unknown: the kernel release does not start with major.minor";
+	if (major < 6 || (major == 6 && minor <= 18))
+		return "every context switch of the holder: preemptions and voluntary sleeps in system calls "
+			"(I/O, a wait for another lock), and signal deliveries (Linux up to 6.18 clears rseq_cs "
+			"after every context switch)";
+#if defined(__x86_64__) || defined(__aarch64__)
+	return "entries from user mode by an interrupt or exception only: preemptions from user mode, "
+		"page faults that sleep, signals delivered on an interrupt or exception return; not sleeps in "
+		"system calls (Linux 6.19 and later on x86_64 and arm64, legacy and V2 registrations alike, "
+		"unless the kernel's rseq debugging is on, which counts every context switch)";
+#else
+	return "unknown on this architecture (Linux 6.19 and later: it depends on the architecture's entry code)";
+#endif
+}
+
 }								/* namespace pg_rseq */
 
 using namespace pg_rseq;
@@ -253,6 +345,22 @@ PG_RSEQ_FUNCTION(pg_rseq_kernel)
 PG_RSEQ_FUNCTION(pg_rseq_kernel_1_1)
 {
 	return RseqKernel<Api::k1_1>(fcinfo);
+}
+
+/*
+ * pg_rseq_kernel() of 1.3.0 returns record: no input; the 1.1.0 columns
+ * plus descheduled_counts (text: what descheduled_while_holding counts on
+ * this kernel, from its release, DescheduledCounts(); NULL on stock).
+ * Facts: the postmaster's start-up probe on the research layer, a probe of
+ * this backend on the core and on stock (uname, getauxval, prctl GET,
+ * glibc's __rseq_size, debugfs where readable); mode, mode_reason from the
+ * lock layer.  Units: rseq_length and feature_size bytes, slice_ext_nsec
+ * ns.  Everyone may call it; never fails but for a script/module column
+ * mismatch (ERROR XX000 with a hint to update).
+ */
+PG_RSEQ_FUNCTION(pg_rseq_kernel_1_3)
+{
+	return RseqKernel<Api::k1_3>(fcinfo);
 }
 
 /* pg_rseq_backend_state() returns record: the 1.0.0 columns. */

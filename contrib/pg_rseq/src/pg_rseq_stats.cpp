@@ -249,6 +249,9 @@ SetCounters(Row<N> &row, size_t first, const rseq_slice_counters &c, bool detail
 					 false);
 }
 
+#endif							/* PG_RSEQ_PATCHED */
+
+#if PG_RSEQ_PATCHED || PG_RSEQ_CORE
 /* May the current user see the backend in slot `procno` with this pid? */
 bool
 CanSeeBackend(int procno, int pid, bool read_all)
@@ -262,6 +265,9 @@ CanSeeBackend(int procno, int pid, bool read_all)
 		return false;
 	return has_privs_of_role(GetUserId(), be->st_userid);
 }
+#endif
+
+#if PG_RSEQ_PATCHED
 
 /* Lock kind of a per-tranche row. */
 const char *
@@ -291,6 +297,232 @@ struct TrancheSum
 PG_RSEQ_ASSERT_POD(TrancheSum);
 
 #endif							/* PG_RSEQ_PATCHED */
+
+#if PG_RSEQ_CORE
+
+/* ----------
+ * The core series (lwlock_patch/core/).  Its reader, PgRseqReadSlot(),
+ * gives each slot's counts cumulative over every process that owned the
+ * slot since the server started (pid 0: free), and at_attach, the counts
+ * when the current owner took it.  The core never resets them.  Resets
+ * live here: a DSM registry segment (no shared_preload_libraries entry
+ * needed) holds, per slot, the slot's counts at the last reset (the
+ * baseline) and the reset time.  Then
+ *
+ *   cluster totals since the reset = sum over slots of (c - baseline):
+ *       exited backends stay in (their counts stay in the slot);
+ *   a backend's counts = c - max(at_attach, baseline), per counter (both
+ *       are earlier values of the same only-growing counts, so the larger
+ *       one is the later start).
+ *
+ * The core counts sections (outermost), descheduled (and per row),
+ * grants_in_place, requests_cleared and yields_in_grant.  Derived, exact:
+ * yields = grants_in_place (the core calls rseq_slice_yield() exactly
+ * once for every grant it finds in place, at a release or when a section
+ * starts to spin).  Not counted by the core, so NULL: the per-kind entries
+ * (spinlock_sections, buffer_header_sections, lwlock_sections,
+ * wait_list_sections), nested_entries, max_depth, requests, and on
+ * pg_stat_rseq_tranche acquisitions and the per-lock outcomes (the core
+ * counts only deschedules per lock).
+ *
+ * Locking: the baselines are read under the segment's LWLock (shared) and
+ * written by the reset (exclusive); PgRseqReadSlot() copies a slot
+ * consistently with an owner change (changecount).  A count may be one
+ * event old.  A crash restart re-creates shared memory, the core's slots
+ * and this segment alike.
+ * ----------
+ */
+constexpr const char *kCoreSegmentName = "pg_rseq_core_baselines";
+constexpr const char *kCoreTrancheName = "pg_rseq_reset";
+
+struct CoreBaselines
+{
+	int			nslots;
+	int			tranche_id;
+	LWLock		lock;
+	TimestampTz stats_reset;	/* last reset; 0: never (counts since the
+								 * server's start) */
+	PgRseqCounters base[1];		/* nslots entries */
+};
+PG_RSEQ_ASSERT_POD(CoreBaselines);
+PG_RSEQ_ASSERT_POD(PgRseqCounters);
+
+constexpr size_t
+CoreBaselinesSize(int nslots)
+{
+	return offsetof(CoreBaselines, base) + sizeof(PgRseqCounters) * static_cast<size_t>(nslots);
+}
+
+CoreBaselines *core_baselines = nullptr;
+int			core_init_nslots = 0;
+
+/* DSM registry callback: runs once, in the backend that creates it. */
+void
+InitCoreBaselines(void *ptr)
+{
+	CoreBaselines *b = static_cast<CoreBaselines *>(ptr);
+
+	std::memset(b, 0, CoreBaselinesSize(core_init_nslots));
+	b->nslots = core_init_nslots;
+	b->tranche_id = LWLockNewTrancheId();
+	LWLockInitialize(&b->lock, b->tranche_id);
+	b->stats_reset = 0;
+}
+
+/* Attach to (or create) the baselines segment; NULL if the core has no slots. */
+CoreBaselines *
+GetCoreBaselines()
+{
+	bool		found;
+	int			nslots = PgRseqNumSlots();
+
+	if (core_baselines != nullptr)
+		return core_baselines;
+	if (nslots <= 0)
+		return nullptr;
+	core_init_nslots = nslots;
+	core_baselines = static_cast<CoreBaselines *>(
+		GetNamedDSMSegment(kCoreSegmentName, CoreBaselinesSize(nslots),
+						   InitCoreBaselines, &found));
+	LWLockRegisterTranche(core_baselines->tranche_id, kCoreTrancheName);
+	if (core_baselines->nslots != nslots)
+	{
+		int			seg = core_baselines->nslots;
+
+		core_baselines = nullptr;
+		throw Error(ERRCODE_INTERNAL_ERROR,
+					"pg_rseq's reset segment has %d slots, the server %d", seg, nslots);
+	}
+	return core_baselines;
+}
+
+/* v - from, never negative */
+constexpr uint64_t
+Since(uint64_t v, uint64_t from)
+{
+	return v > from ? v - from : 0;
+}
+
+/* *out = c - from, per counter */
+void
+CoreSince(PgRseqCounters *out, const PgRseqCounters &c, const PgRseqCounters &from)
+{
+	out->sections = Since(c.sections, from.sections);
+	out->descheduled = Since(c.descheduled, from.descheduled);
+	out->grants_in_place = Since(c.grants_in_place, from.grants_in_place);
+	out->requests_cleared = Since(c.requests_cleared, from.requests_cleared);
+	out->yields_in_grant = Since(c.yields_in_grant, from.yields_in_grant);
+	for (int r = 0; r < PG_RSEQ_NROWS; r++)
+		out->row_descheduled[r] = Since(c.row_descheduled[r], from.row_descheduled[r]);
+}
+
+/* *out = the later start of a and b: max per counter */
+void
+CoreLater(PgRseqCounters *out, const PgRseqCounters &a, const PgRseqCounters &b)
+{
+	out->sections = Max(a.sections, b.sections);
+	out->descheduled = Max(a.descheduled, b.descheduled);
+	out->grants_in_place = Max(a.grants_in_place, b.grants_in_place);
+	out->requests_cleared = Max(a.requests_cleared, b.requests_cleared);
+	out->yields_in_grant = Max(a.yields_in_grant, b.yields_in_grant);
+	for (int r = 0; r < PG_RSEQ_NROWS; r++)
+		out->row_descheduled[r] = Max(a.row_descheduled[r], b.row_descheduled[r]);
+}
+
+/* *sum += c */
+void
+CoreAdd(PgRseqCounters *sum, const PgRseqCounters &c)
+{
+	sum->sections += c.sections;
+	sum->descheduled += c.descheduled;
+	sum->grants_in_place += c.grants_in_place;
+	sum->requests_cleared += c.requests_cleared;
+	sum->yields_in_grant += c.yields_in_grant;
+	for (int r = 0; r < PG_RSEQ_NROWS; r++)
+		sum->row_descheduled[r] += c.row_descheduled[r];
+}
+
+/* The outcomes of core counts; yields = grants_in_place (see above). */
+Outcomes
+CoreOutcomes(const PgRseqCounters &c)
+{
+	Outcomes	o;
+
+	o.grants_in_place = c.grants_in_place;
+	o.requests_cleared = c.requests_cleared;
+	o.yields = c.grants_in_place;
+	o.yields_in_grant = Min(c.yields_in_grant, c.grants_in_place);
+	o.descheduled = c.descheduled;
+	return o;
+}
+
+/* The counter columns from core counts: sections and the outcomes. */
+template <Api api, size_t N>
+void
+SetCoreCounters(Row<N> &row, size_t first, const PgRseqCounters &c)
+{
+	static_assert(N >= kCounterColumns, "row too short");
+	row.SetBigint(first + kSections, c.sections);
+	SetOutcomes<api>(row, first + kFirstOutcome, CoreOutcomes(c), false);
+}
+
+/* The cluster's stats_reset: the last reset, else the server's start. */
+TimestampTz
+CoreStatsReset(const CoreBaselines *b)
+{
+	return b->stats_reset != 0 ? b->stats_reset : PgStartTime;
+}
+
+/*
+ * Sum over every slot since the last reset into *sum (zeroed first);
+ * returns the cluster's stats_reset.
+ */
+TimestampTz
+CoreTotals(PgRseqCounters *sum)
+{
+	CoreBaselines *b = GetCoreBaselines();
+	static PgRseqCounters c;		/* ~1 kB: static, backends are single-threaded */
+	static PgRseqCounters since;
+	TimestampTz reset;
+
+	std::memset(sum, 0, sizeof(*sum));
+	if (b == nullptr)
+		return PgStartTime;
+	LWLockAcquire(&b->lock, LW_SHARED);
+	for (int i = 0; i < b->nslots; i++)
+	{
+		int			pid;
+
+		if (!PgRseqReadSlot(i, &pid, &c, nullptr))
+			continue;
+		CoreSince(&since, c, b->base[i]);
+		CoreAdd(sum, since);
+	}
+	reset = CoreStatsReset(b);
+	LWLockRelease(&b->lock);
+	return reset;
+}
+
+/* Name of a per-lock row (PG_RSEQ_ROW_* or a tranche ID) */
+const char *
+CoreRowName(int row)
+{
+	switch (row)
+	{
+		case PG_RSEQ_ROW_SPINLOCK:
+			return "spinlock";
+		case PG_RSEQ_ROW_BUFHDR:
+			return "buffer header";
+		case PG_RSEQ_ROW_WAITLIST:
+			return "wait list";
+		case PG_RSEQ_ROW_OTHER:
+			return "other";
+		default:
+			return GetLWLockIdentifier(PG_WAIT_LWLOCK, static_cast<uint16>(row));
+	}
+}
+
+#endif							/* PG_RSEQ_CORE */
 
 /*
  * pg_stat_rseq: one row per live backend (that the current user may see),
@@ -328,6 +560,56 @@ StatRseq(FunctionCallInfo fcinfo)
 			PutRow(fcinfo, row);
 		}
 	}
+#elif PG_RSEQ_CORE
+	{
+		CoreBaselines *b = GetCoreBaselines();
+		bool		read_all = MayReadAllStats();
+		const char *mode = CorePathName(PgRseqPathInForce());
+		static PgRseqCounters c;
+		static PgRseqCounters at_attach;
+		static PgRseqCounters from;
+		static PgRseqCounters own;
+
+		if (b != nullptr)
+		{
+			TimestampTz reset;
+
+			LWLockAcquire(&b->lock, LW_SHARED);
+			reset = CoreStatsReset(b);
+			for (int i = 0; i < b->nslots; i++)
+			{
+				Row<kBackendColumns> row;
+				int			pid;
+				PgBackendStatus *be;
+				TimestampTz start = reset;
+
+				if (!PgRseqReadSlot(i, &pid, &c, &at_attach) || pid <= 0)
+					continue;
+				if (!CanSeeBackend(i, pid, read_all))
+					continue;
+				CoreLater(&from, at_attach, b->base[i]);
+				CoreSince(&own, c, from);
+				be = pgstat_get_beentry_by_proc_number(i);
+				row.Set(kBackendPid, Int32GetDatum(pid));
+				if (be != nullptr && be->st_procpid == pid)
+				{
+					const char *bgw = be->st_backendType == B_BG_WORKER ?
+						GetBackgroundWorkerTypeByPid(pid) : nullptr;
+
+					/* as pg_stat_activity: a background worker's type */
+					row.SetText(kBackendType, bgw != nullptr ? bgw : GetBackendTypeDesc(be->st_backendType));
+					if (be->st_proc_start_timestamp > start)
+						start = be->st_proc_start_timestamp;
+				}
+				/* every process inherits the postmaster's path */
+				row.SetText(kBackendMode, mode);
+				SetCoreCounters<api>(row, kBackendFirstCounter, own);
+				row.Set(kBackendStatsReset, TimestampTzGetDatum(start));
+				PutRow(fcinfo, row);
+			}
+			LWLockRelease(&b->lock);
+		}
+	}
 #endif
 	return static_cast<Datum>(0);
 }
@@ -355,6 +637,26 @@ StatRseqTotals(FunctionCallInfo fcinfo)
 		row.Set(kTotalsDetail, BoolGetDatum(DetailCounted()));
 		if (reset != 0)
 			row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
+		if constexpr (api == Api::k1_0)
+		{
+			Row<kTotalsColumns10> old = WithoutColumn(row, kTotalsDetail);
+
+			PutRow(fcinfo, old);
+		}
+		else
+			PutRow(fcinfo, row);
+	}
+#elif PG_RSEQ_CORE
+	if (PgRseqNumSlots() > 0)
+	{
+		static PgRseqCounters sum;
+		Row<kTotalsColumns> row;
+		TimestampTz reset = CoreTotals(&sum);
+
+		SetCoreCounters<api>(row, 0, sum);
+		/* the core has no detail counters */
+		row.Set(kTotalsDetail, BoolGetDatum(false));
+		row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
 		if constexpr (api == Api::k1_0)
 		{
 			Row<kTotalsColumns10> old = WithoutColumn(row, kTotalsDetail);
@@ -457,6 +759,62 @@ StatRseqTranche(FunctionCallInfo fcinfo)
 				PutRow(fcinfo, row);
 		}
 	}
+#elif PG_RSEQ_CORE
+	if (PgRseqNumSlots() > 0)
+	{
+		static PgRseqCounters sum;
+		static const char *names[PG_RSEQ_NROWS];
+		static uint64_t desched[PG_RSEQ_NROWS];
+		int			nsums = 0;
+
+		/* the test tranche's name, which this backend may not know yet */
+		RegisterTestTranche();
+		(void) CoreTotals(&sum);
+		/* LWLock rows first (by tranche ID), then the three other kinds */
+		for (int r = 0; r < PG_RSEQ_NROWS; r++)
+		{
+			bool		always = r >= PG_RSEQ_TRANCHE_ROWS;
+			const char *name;
+			int			s;
+
+			if (!always && sum.row_descheduled[r] == 0)
+				continue;
+			name = CoreRowName(r);
+			if (name == nullptr)
+				name = "unknown";
+			for (s = 0; s < nsums; s++)
+				if (std::strcmp(names[s], name) == 0)
+					break;
+			if (s == nsums)
+			{
+				names[s] = name;
+				desched[s] = 0;
+				nsums++;
+			}
+			desched[s] += sum.row_descheduled[r];
+		}
+		for (int s = 0; s < nsums; s++)
+		{
+			Row<kTrancheColumns> row;
+			bool		lwlock = std::strcmp(names[s], "spinlock") != 0 &&
+				std::strcmp(names[s], "buffer header") != 0 &&
+				std::strcmp(names[s], "wait list") != 0;
+
+			row.SetText(kTrancheName, names[s]);
+			row.SetText(kTrancheKind, lwlock ? "lwlock" : names[s]);
+			/* the core counts only deschedules per lock: the rest is NULL */
+			row.SetBigint(kTrancheFirstOutcome, desched[s]);
+			if constexpr (api == Api::k1_0)
+			{
+				Row<kTrancheColumns - 1> a = WithoutColumn(row, kTrancheRevoked11);
+				Row<kTrancheColumns10> old = WithoutColumn(a, kTrancheYieldsInGrant11);
+
+				PutRow(fcinfo, old);
+			}
+			else
+				PutRow(fcinfo, row);
+		}
+	}
 #endif
 	return static_cast<Datum>(0);
 }
@@ -524,7 +882,13 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_tranche_1_2)
 /*
  * pg_stat_rseq_reset() returns timestamptz: zero every counter (all
  * backends and the cluster totals) and return the reset time; NULL on a
- * stock server, which has no counters.  EXECUTE is revoked from PUBLIC.
+ * stock server, which has no counters.  On the research layer the lock
+ * layer resets (PgRseqResetCounters); on the core series the counters
+ * never reset, so every slot's counts are copied into the baselines of the
+ * DSM registry segment (under its LWLock, exclusive) with the time, and
+ * the views subtract them.  No input.  EXECUTE is revoked from PUBLIC
+ * (ERROR 42501 from PostgreSQL); ERROR 55000 where no counters exist in
+ * this process.
  */
 PG_RSEQ_FUNCTION(pg_stat_rseq_reset)
 {
@@ -533,6 +897,22 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_reset)
 		throw Error(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
 					"rseq statistics are not available in this process");
 	PG_RETURN_TIMESTAMPTZ(PgRseqResetCounters());
+#elif PG_RSEQ_CORE
+	{
+		CoreBaselines *b = GetCoreBaselines();
+		TimestampTz now = GetCurrentTimestamp();
+		int			pid;
+
+		if (b == nullptr)
+			throw Error(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+						"rseq statistics are not available in this process");
+		LWLockAcquire(&b->lock, LW_EXCLUSIVE);
+		for (int i = 0; i < b->nslots; i++)
+			(void) PgRseqReadSlot(i, &pid, &b->base[i], nullptr);
+		b->stats_reset = now;
+		LWLockRelease(&b->lock);
+		PG_RETURN_TIMESTAMPTZ(now);
+	}
 #else
 	PG_RETURN_NULL();
 #endif

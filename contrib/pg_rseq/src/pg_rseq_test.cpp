@@ -171,6 +171,19 @@ SignalFromInterrupt(const char **failed)
 }
 
 }								/* namespace */
+
+/*
+ * Make this backend know the test tranche's name (PostgreSQL 17 and 18 keep
+ * extension tranche names per backend), attaching to (or creating) the test
+ * locks' segment; for pg_stat_rseq_tranche on the core series, whose rows
+ * are tranche IDs.
+ */
+void
+RegisterTestTranche()
+{
+	(void) GetTestLocks();
+}
+
 }								/* namespace pg_rseq */
 
 using namespace pg_rseq;
@@ -202,6 +215,13 @@ PG_RSEQ_FUNCTION(pg_rseq_test_error_in_lwlocks)
 						   "pg_rseq test error while holding %d LWLocks", n, n),
 			 errdetail("rseq nesting depth at the error: %u.",
 					   static_cast<unsigned>(PgRseqState.depth))));
+#elif PG_RSEQ_CORE
+	ereport(ERROR,
+			(errcode(ERRCODE_RAISE_EXCEPTION),
+			 errmsg_plural("pg_rseq test error while holding %d LWLock",
+						   "pg_rseq test error while holding %d LWLocks", n, n),
+			 errdetail("rseq nesting depth at the error: %u.",
+					   static_cast<unsigned>(CoreDepth()))));
 #else
 	ereport(ERROR,
 			(errcode(ERRCODE_RAISE_EXCEPTION),

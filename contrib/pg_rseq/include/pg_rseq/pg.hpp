@@ -9,6 +9,11 @@
  *                   headers (it includes port/rseq_slice.h); the kernel
  *                   probe is the server's own copy, which knows that the
  *                   postmaster registered the rseq area.
+ *   core server     the core series (lwlock_patch/core/) installs
+ *                   storage/rseq_slice.h (and no rseq_stats.h): the
+ *                   counters are read with its reader (PgRseqReadSlot);
+ *                   the kernel probe is our own copy, as on stock (the core
+ *                   uses glibc's area and registers none).
  *   stock server    the protocol header is included from lwlock_patch/ by
  *                   relative path, and the Makefile compiles our own copy
  *                   of lwlock_patch/rseq_slice_kernel.c (as C) into the
@@ -21,17 +26,43 @@
 #if defined(__has_include)
 #if __has_include("storage/rseq_stats.h")
 #define PG_RSEQ_PATCHED 1
+#elif __has_include("storage/rseq_slice.h")
+/* the core series (lwlock_patch/core/); checked below by its macros */
+#define PG_RSEQ_CORE 1
 #endif
 #endif
 #ifndef PG_RSEQ_PATCHED
 #define PG_RSEQ_PATCHED 0
 #endif
+#ifndef PG_RSEQ_CORE
+#define PG_RSEQ_CORE 0
+#endif
 
-/* The Makefile and __has_include must agree on where the probe comes from. */
+/* The Makefile and __has_include must agree on the lock layer. */
 #if PG_RSEQ_PATCHED && defined(PG_RSEQ_OWN_PROBE)
 #error "patched server: do not compile lwlock_patch/rseq_slice_kernel.c into pg_rseq"
 #elif !PG_RSEQ_PATCHED && !defined(PG_RSEQ_OWN_PROBE)
-#error "stock server: lwlock_patch/rseq_slice_kernel.c must be compiled into pg_rseq"
+#error "stock or core server: lwlock_patch/rseq_slice_kernel.c must be compiled into pg_rseq"
+#endif
+#if PG_RSEQ_CORE != defined(PG_RSEQ_CORE_LAYER)
+#error "the Makefile and __has_include(\"storage/rseq_slice.h\") disagree about the core series"
+#endif
+
+#if PG_RSEQ_CORE
+/*
+ * The core series' storage/rseq_slice.h has the same include guard as the
+ * probe's header (lwlock_patch/rseq_slice.h, standalone C99 with its own
+ * extern "C"), and PostgreSQL's lock headers include the core's: the probe's
+ * header comes first, then its guard is dropped.  Its names are
+ * rseq_slice_*; its RSEQ_SLICE_MODE_* enum constants are shadowed from
+ * there on by the core's macros, which are the ones this module uses on the
+ * core, and its type rseq_slice_mode is renamed here (the core's
+ * rseq_slice_mode is the GUC variable; C linkage does not see type names).
+ */
+#define rseq_slice_mode pg_rseq_research_mode
+#include "../../../../lwlock_patch/rseq_slice.h"
+#undef rseq_slice_mode
+#undef RSEQ_SLICE_H
 #endif
 
 extern "C" {
@@ -54,6 +85,12 @@ extern "C" {
 
 #if PG_RSEQ_PATCHED
 #include "storage/rseq_stats.h"
+#elif PG_RSEQ_CORE
+/* the reader: PgRseqNumSlots, PgRseqReadSlot, PgRseqPathInForce, ... */
+#include "postmaster/bgworker.h"
+#include "storage/proc.h"
+#include "storage/rseq_slice.h"
+#include "utils/wait_event.h"
 #else
 #include "../../../../lwlock_patch/rseq_slice.h"
 #endif
@@ -73,6 +110,10 @@ extern "C" {
  */
 #ifndef PG_MODULE_MAGIC_EXT
 #define PG_MODULE_MAGIC_EXT(...) PG_MODULE_MAGIC
+#endif
+
+#if PG_RSEQ_CORE && (!defined(PG_RSEQ_PATH_REQUEST) || !defined(RSEQ_SLICE_MODE_AUTO) || !defined(PG_RSEQ_NROWS))
+#error "storage/rseq_slice.h is not the core series' header (no PG_RSEQ_PATH_REQUEST, RSEQ_SLICE_MODE_AUTO, PG_RSEQ_NROWS)"
 #endif
 
 #if PG_RSEQ_PATCHED

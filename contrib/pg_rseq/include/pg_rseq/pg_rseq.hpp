@@ -6,6 +6,8 @@
  *   pg_rseq_kernel.cpp  pg_rseq_kernel(), pg_rseq_backend_state()
  *   pg_rseq_stats.cpp   pg_stat_rseq(), pg_stat_rseq_tranche(),
  *                       pg_stat_rseq_totals(), pg_stat_rseq_reset()
+ *                       (on the core series: its reader, with the reset
+ *                       baselines in a DSM registry segment)
  *   pg_rseq_test.cpp    pg_rseq_test_error_in_lwlocks(),
  *                       pg_rseq_test_signal_in_lwlocks()
  *
@@ -26,7 +28,8 @@ namespace pg_rseq
  * ----------
  */
 constexpr bool kPatched = PG_RSEQ_PATCHED != 0;
-constexpr const char *kLockLayerName = kPatched ? "patched" : "stock";
+constexpr bool kCore = PG_RSEQ_CORE != 0;
+constexpr const char *kLockLayerName = kPatched ? "patched" : kCore ? "core" : "stock";
 
 /* ----------
  * Conversions to SQL values
@@ -118,7 +121,8 @@ enum class Api
 {
 	k1_0,						/* pg_rseq--1.0.0.sql */
 	k1_1,						/* pg_rseq--1.1.0.sql */
-	k1_2						/* pg_rseq--1.2.0.sql */
+	k1_2,						/* pg_rseq--1.2.0.sql (and 1.2.1) */
+	k1_3						/* pg_rseq--1.3.0.sql: pg_rseq_kernel() only */
 };
 
 /* ----------
@@ -169,6 +173,60 @@ DetailCounted()
 	return false;
 #endif
 }
+
+#if PG_RSEQ_CORE
+/*
+ * The core series: this process's nesting depth (sections open, locks) and
+ * the address of its preemption marker (0 where the sections are compiled
+ * out).
+ */
+inline int64
+CoreDepth()
+{
+#ifdef USE_RSEQ_SLICE
+	return static_cast<int64>(PgRseq.level) + 1;
+#else
+	return 0;
+#endif
+}
+
+inline uint64_t
+CoreMarker()
+{
+#ifdef USE_RSEQ_SLICE
+	return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&PgRseqMarker));
+#else
+	return 0;
+#endif
+}
+
+/* Name of a core path (PG_RSEQ_PATH_*), as its start-up line says it. */
+inline const char *
+CorePathName(int path)
+{
+	switch (path)
+	{
+		case PG_RSEQ_PATH_OFF:
+			return "off";
+		case PG_RSEQ_PATH_MEASURE:
+			return "measure";
+		case PG_RSEQ_PATH_REQUEST:
+			return "request";
+		default:
+			return "unknown";
+	}
+}
+#endif
+
+/* Register the name of the test functions' LWLock tranche in this backend. */
+void RegisterTestTranche();
+
+/*
+ * What descheduled_while_holding counts on the running kernel, from its
+ * release (uname -r) and architecture: one sentence, never NULL.  See
+ * pg_rseq_kernel.cpp.
+ */
+const char *DescheduledCounts(const char *release);
 
 /*
  * The tuple descriptor of a function's declared result, checked against
