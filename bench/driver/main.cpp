@@ -34,6 +34,27 @@ const std::vector<std::string> kCounterCols = {
     "nested_entries", "max_depth",       "requests",               "grants",          "yields",
     "yields_in_grant", "revoked",        "descheduled_while_holding"};
 
+// The pg_rseq version the driver installs and reads (its control file's
+// default_version).
+const char* const kExtVersion = "1.3.0";
+
+// kCounterCols as a select list of pg_stat_rseq_totals: since 1.2.0 the
+// view shows grants_in_place (= grants - revoked) and requests_cleared (=
+// revoked) instead of the lock layer's grants and revoked.
+static std::string kCounterSelect() {
+    std::string out;
+    for (const auto& c : kCounterCols) {
+        if (!out.empty()) out += ", ";
+        if (c == "grants")
+            out += "grants_in_place + requests_cleared AS grants";
+        else if (c == "revoked")
+            out += "requests_cleared AS revoked";
+        else
+            out += c;
+    }
+    return out;
+}
+
 // The counters the lock layer counts only with rseq_slice_detail = on
 // (requests since lock layer layout 3): NULL otherwise.
 const std::vector<std::string> kDetailCols = {"sections",           "spinlock_sections", "buffer_header_sections",
@@ -335,11 +356,12 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
     if (!s.patched && has_guc)
         throw Error("side " + std::string(1, s.id) + ": " + s.prefix + " has rseq_slice_mode: not a stock server");
     try {
-        // 1.1.0: the columns this driver reads (grants and revoked, the lock
-        // layer's own counters; pg_rseq 1.2.0 shows grants_in_place =
-        // grants - revoked and requests_cleared = revoked instead).  The
-        // module serves every SQL version.
-        cl->exec("CREATE EXTENSION IF NOT EXISTS pg_rseq VERSION '1.1.0'");
+        // The current version (the control file's default_version, 1.3.0),
+        // an older one updated to it.  The driver keeps the lock layer's
+        // own names grants and revoked, read as grants_in_place +
+        // requests_cleared and requests_cleared (kCounterSelect).
+        cl->exec("CREATE EXTENSION IF NOT EXISTS pg_rseq");
+        cl->exec("ALTER EXTENSION pg_rseq UPDATE");
     } catch (const Error& e) {
         if (s.patched)
             throw Error(std::string(e.what()) + "\n(install the extension with `make ext-install`)");
@@ -362,10 +384,9 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
                         (s.detail ? "on (--detail)" : "off (the default; --detail turns it on)"));
         info.startup_line = cl->startup_line();
     }
-    if (s.patched && info.ext_version != "1.1.0")
-        throw Error("side " + std::string(1, s.id) + ": pg_rseq " + info.ext_version +
-                    " installed; the driver reads the columns of 1.1.0 (detail, the tranches' yields_in_grant and "
-                    "revoked): install pg_rseq with `make ext-install` (its module serves 1.1.0)");
+    if (s.patched && info.ext_version != kExtVersion)
+        throw Error("side " + std::string(1, s.id) + ": pg_rseq " + info.ext_version + " installed; the driver reads the columns of " +
+                    kExtVersion + ": install pg_rseq with `make ext-install`");
     if (!info.ext_version.empty()) {
         QueryResult k = cl->query("SELECT * FROM pg_rseq_kernel()");
         if (!k.rows.empty())
@@ -411,9 +432,10 @@ void Runner::read_counters(Cluster& cl, Round& r) {
     // counted" (a detail counter while rseq_slice_detail is off), kept as
     // such (Count = std::nullopt), never read as 0.
     auto res = cl.query_multi(
-        "SELECT " + join(kCounterCols, ", ") +
+        "SELECT " + kCounterSelect() +
         ", detail FROM pg_stat_rseq_totals; "
-        "SELECT tranche, lock_kind, acquisitions, descheduled_while_holding, grants, yields, yields_in_grant, revoked "
+        "SELECT tranche, lock_kind, acquisitions, descheduled_while_holding, grants_in_place + requests_cleared AS grants, "
+        "yields, yields_in_grant, requests_cleared AS revoked "
         "FROM pg_stat_rseq_tranche");
     if (res.size() != 2) throw Error("counter query returned " + std::to_string(res.size()) + " results");
     if (!res[0].rows.empty()) {
