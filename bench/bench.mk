@@ -256,8 +256,11 @@ check-lab:
 # ---------------------------------------------------------------------------
 #   make callgrind      instruction counts (valgrind --tool=callgrind) of a
 #                       fixed single-backend workload (postgres --single) on
-#                       the stock server and the patched one in modes off,
-#                       measure and auto: bench/callgrind/run.  Report in
+#                       the stock server, the patched one (research layer)
+#                       in modes off, measure, auto, upstream, detail and
+#                       the core series' server (build/pg/core, built first)
+#                       in core-off, core-measure, core-auto (PostgreSQL 18
+#                       only): bench/callgrind/run.  Report in
 #                       bench/results/callgrind/ (or CALLGRIND_OUT; with
 #                       PG_MAJOR=17 bench/results/callgrind-pg17/), profiles
 #                       in $(MAJOR_DIR)/callgrind; options in CALLGRIND_ARGS,
@@ -267,16 +270,20 @@ check-lab:
 #   make callgrind-deps install valgrind, gdb, python3 if missing.
 CALLGRIND_OUT  ?= $(if $(filter 18,$(PG_MAJOR)),,$(CURDIR)/bench/results/callgrind-pg$(PG_MAJOR))
 CALLGRIND_ARGS ?=
-CALLGRIND_DEPS ?= valgrind gdb python3 gcc
+CALLGRIND_DEPS ?= valgrind gdb python3 gcc binutils
 
 .PHONY: callgrind callgrind-deps
 
 callgrind-deps:
 	@$(call apt_install,$(CALLGRIND_DEPS))
 
-callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) callgrind-deps | pg-run-user
-	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) $(CURDIR)/bench/callgrind/run \
+CALLGRIND_CORE := $(filter 18,$(PG_MAJOR))
+callgrind: $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) $(if $(CALLGRIND_CORE),$(PG_CORE_STAMP)) callgrind-deps | pg-run-user
+	@PG_RUN_USER=$(or $(PG_RUN_USER),pgrseq) \
+	  CALLGRIND_COMMAND='make callgrind$(if $(filter-out 18,$(PG_MAJOR)), PG_MAJOR=$(PG_MAJOR))$(if $(CALLGRIND_ARGS), CALLGRIND_ARGS="$(CALLGRIND_ARGS)")' \
+	  $(CURDIR)/bench/callgrind/run \
 	  --work $(MAJOR_DIR)/callgrind --stock $(PG_STOCK_PREFIX) --patched $(PG_PATCHED_PREFIX) \
+	  $(if $(CALLGRIND_CORE),--core $(PG_CORE_PREFIX),--configs stock$(comma)off$(comma)measure$(comma)auto$(comma)upstream$(comma)detail) \
 	  $(if $(CALLGRIND_OUT),--out $(CALLGRIND_OUT)) $(CALLGRIND_ARGS)
 
 # ---------------------------------------------------------------------------

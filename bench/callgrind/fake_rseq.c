@@ -33,6 +33,14 @@
  * struct rseq); nothing ever grants, so these are the uncontended,
  * not-granted costs.  Every other getauxval/prctl goes to glibc.
  *
+ * With PG_RSEQ_FAKE_SIZE=N (20 to 33) the faked registration reports
+ * __rseq_size = N instead of 20: N = 33 is what glibc 2.41 and later
+ * report on Linux 7.2 (the area covers slice_ctrl), which the core series
+ * (lwlock_patch/core) needs before it asks the kernel for the extension
+ * (configuration core-auto: PG_RSEQ_FAKE_SLICE=1 PG_RSEQ_FAKE_SIZE=33).
+ * The area stays glibc's 32-byte TLS block: slice_ctrl (28-29) is inside
+ * it.
+ *
  * Build: cc -O2 -shared -fPIC -o fake_rseq.so fake_rseq.c -ldl
  */
 #define _GNU_SOURCE
@@ -92,6 +100,17 @@ fake_rseq_registration(void)
 	struct rseq *area;
 	uintptr_t	page;
 	long		pagesize;
+	unsigned int size = 20;
+	const char *v = getenv("PG_RSEQ_FAKE_SIZE");
+
+	if (v != NULL && *v != '\0')
+	{
+		char	   *end;
+		long		n = strtol(v, &end, 10);
+
+		if (*end == '\0' && n >= 20 && n <= 33)
+			size = (unsigned int) n;
+	}
 
 	area = (struct rseq *) ((char *) __builtin_thread_pointer() + __rseq_offset);
 	if (__rseq_size != 0 || (int32_t) area->cpu_id != RSEQ_CPU_ID_REGISTRATION_FAILED)
@@ -102,7 +121,7 @@ fake_rseq_registration(void)
 	page = (uintptr_t) &__rseq_size & ~(uintptr_t) (pagesize - 1);
 	if (mprotect((void *) page, (size_t) pagesize, PROT_READ | PROT_WRITE) != 0)
 		return;
-	*(volatile unsigned int *) &__rseq_size = 20;
+	*(volatile unsigned int *) &__rseq_size = size;
 	(void) mprotect((void *) page, (size_t) pagesize, PROT_READ);
 
 	area->cpu_id_start = 0;

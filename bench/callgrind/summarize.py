@@ -15,6 +15,11 @@ Usage:
                 max_depth, descheduled, mode).
   --meta        key=value lines (machine, versions, settings) for the report.
   --command     the exact command line, for the report.
+  --core-counters  key=value lines from the native core-measure run under
+                gdb (the core's counters: path, depth, sections (outermost),
+                descheduled, grants_in_place, requests_cleared,
+                yields_in_grant, descheduled_<kind>).
+  --objdump     folder of <function>.<stock|core>.s disassemblies.
 
 Reads each callgrind.out file directly (format "callgrind format" v1,
 positions line, events Ir): for every function name, the self Ir, the
@@ -45,7 +50,27 @@ import sys
 LW_ACQUIRE = ['LWLockAcquire', 'LWLockConditionalAcquire', 'LWLockAcquireOrWait']
 LW_RELEASE = ['LWLockRelease', 'LWLockReleaseDisowned', 'LWLockReleaseInScan']
 # The lock layer's one-time set-up (called once per process).
-SETUP_FUNCS = ['PgRseqShmemInit', 'PgRseqInitChild', 'PgRseqAttachBackend']
+SETUP_FUNCS = ['PgRseqShmemInit', 'PgRseqInitChild', 'PgRseqAttachBackend',
+               'PgRseqStartup', 'PgRseqAttach']
+# The core series' configurations (bench/callgrind/run: core-off,
+# core-measure, core-auto) and issue 40's cost targets for them: extra Ir
+# per section of any kind, and the whole workload's Ir ratio to stock
+# (core-auto = upstream there: auto on a kernel that enables the extension).
+CORE_TARGETS = {
+    'core-off': (4, 1.003),
+    'core-measure': (11, 1.008),
+    'core-auto': (17, 1.012),
+}
+# the research layer's configuration that issue 40 compares with each
+CORE_RESEARCH = {'core-off': 'off', 'core-measure': 'measure', 'core-auto': 'upstream'}
+# Call counts compared between the lock layers: the same PostgreSQL source
+# and workload take the same locks.
+SEQ_FUNCS = ['LWLockAcquire', 'LWLockConditionalAcquire', 'LWLockAcquireOrWait',
+             'LWLockAcquireInScan', 'LWLockRelease', 'LWLockReleaseDisowned',
+             'LWLockReleaseInScan', 'LWLockWaitListLock', 'LockBufHdr', 'GetRedoRecPtr',
+             'ConditionVariableBroadcast', 'XLogInsertRecord', 'StartReadBuffer']
+# Hot functions whose disassembly bench/callgrind/run writes (objdump/)
+OBJDUMP_FUNCS = ['GetRedoRecPtr', 'LWLockAcquire', 'LWLockRelease', 'LockBufHdr']
 FUNCS = LW_ACQUIRE + ['LWLockAcquireInScan'] + LW_RELEASE + [
     'LWLockLeaveSection', 'UnlockBufHdr', 'GetRedoRecPtr', 'ConditionVariableBroadcast',
     'LWLockDisown', 'LWLockReleaseAll', 'LWLockWaitListLock', 'LWLockWakeup',
@@ -68,12 +93,16 @@ METHOD = """\
 - **Runs**: `postgres --single -j` (single-user mode: the only process is the
   backend, deterministic, no postmaster, no background workers) under
   `valgrind --tool=callgrind`, reading the workload on stdin. One initdb per
-  installation (stock, patched); every run starts from a fresh copy of it.
-  Stock = `build/pg/stock`; off/measure/auto = `build/pg/patched` with
-  `-c rseq_slice_mode=off|measure|auto` (auto resolves to measure on a kernel
-  without the slice extension, like 6.18; its Ir matching measure's shows it).
-  The patched server logs the mode in force for off and measure; the script
-  checks that line.
+  installation (stock, patched, core); every run starts from a fresh copy of
+  it. Stock = `build/pg/stock`; off/measure/auto = `build/pg/patched` (the
+  research layer) with `-c rseq_slice_mode=off|measure|auto` (auto resolves
+  to measure on a kernel without the slice extension, like 6.18; its Ir
+  matching measure's shows it); core-off/core-measure/core-auto =
+  `build/pg/core` (the core series, `lwlock_patch/core`) with
+  `-c rseq_slice_mode=off|measure|auto`. The patched server logs the mode in
+  force for off and measure, the core the path for every mode; the script
+  checks those lines. The core's standalone backend chooses its path itself
+  (`PostgresSingleUserMain` calls `PgRseqStartup`).
 - **Valgrind and rseq**: valgrind does not pass the rseq system call through,
   so glibc's registration fails and the lock layer would find no rseq area
   and resolve every mode to off. `fake_rseq.so` (LD_PRELOAD, in every
@@ -82,7 +111,10 @@ METHOD = """\
   then runs its measure-mode fast path (arm the marker in `rseq_cs`, check it
   at every release) instruction for instruction; the kernel never clears the
   marker under valgrind, so the rare "descheduled while holding" path is not
-  taken: these are uncontended, not-preempted costs.
+  taken: these are uncontended, not-preempted costs. upstream and core-auto
+  also play a kernel that enables the slice extension (`PG_RSEQ_FAKE_SLICE=1`;
+  core-auto with `__rseq_size` = 33, glibc 2.41's area, which the core needs
+  before it asks); nothing ever grants.
 - **Counting**: Ir = instructions executed (callgrind's only event here), for
   the whole process: start-up, workload, shutdown checkpoint. Calls and
   inclusive Ir per function come from the call arcs in the callgrind.out
@@ -222,12 +254,190 @@ def per(a, b):
     return (a / b) if b else None
 
 
+def core_kinds(p, kinds):
+    """Sections of each kind in the core's run p: the research run's spinlock
+    sections (inline: no call counts), and the out-of-line lock functions'
+    calls of p itself (one LWLock section per release, one buffer header
+    section per LockBufHdr, one wait-list section per LWLockWaitListLock)."""
+    return {
+        'spinlock': kinds.get('spinlock', 0),
+        'bufhdr': p.ncalls('LockBufHdr'),
+        'lwlock': p.ncalls('LWLockRelease') + p.ncalls('LWLockReleaseDisowned'),
+        'waitlist': p.ncalls('LWLockWaitListLock'),
+    }
+
+
+def core_sections(p, kinds):
+    return sum(core_kinds(p, kinds).values()) if kinds else None
+
+
+def read_asm(folder, fn, flavour):
+    path = os.path.join(folder, '%s.%s.s' % (fn, flavour)) if folder else None
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return [l.strip() for l in f if l.startswith('\t') or l.startswith('  ')]
+
+
+def core_report(order, profiles, first, total, base, kinds, sections, counters,
+                core_counters, objdump, core_deltas):
+    """The report's section on the core series (lwlock_patch/core)."""
+    S = []
+    cfgs = [n for n in order if n.startswith('core-')]
+    s = first('stock')
+    S.append('## The core series (lwlock_patch/core) against issue 40\'s cost targets')
+    S.append('')
+    S.append('core-off, core-measure and core-auto run the core series\' server (`build/pg/core`, '
+             'stock\'s configure options) with `-c rseq_slice_mode=off|measure|auto`; core-auto with '
+             '`fake_rseq.so` playing Linux 7.2 with the slice extension enabled and glibc 2.41\'s area '
+             '(`__rseq_size` 33, covering `slice_ctrl`), so the core takes its request path (issue 40\'s '
+             '"upstream"); nothing grants. The core\'s standalone backend chooses its path itself '
+             '(`PostgresSingleUserMain` calls `PgRseqStartup()`); '
+             'the path in force is checked in each run\'s log.')
+    S.append('')
+    if kinds:
+        S.append('Sections of any kind = spinlock sections (the research layer\'s detail counters, '
+                 'native run) + the core profile\'s own `LockBufHdr` calls (buffer header sections), '
+                 '`LWLockRelease` + `LWLockReleaseDisowned` calls (LWLock sections) and '
+                 '`LWLockWaitListLock` calls (wait-list sections); spinlocks are inline and have no call '
+                 'counts.')
+        S.append('')
+    S.append('| configuration | Ir | ratio / stock (target) | extra Ir | extra Ir per LWLock pair | '
+             'sections of any kind | extra Ir per section (target) | research layer\'s same mode: ratio; per section |')
+    S.append('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    verdict = []
+    for n in cfgs:
+        p = first(n)
+        d = total(n) - base
+        rel = sum(p.ncalls(f) for f in LW_RELEASE)
+        nsec = core_sections(p, kinds)
+        ps = per(d, nsec) if nsec else None
+        tsec, tratio = CORE_TARGETS[n]
+        ratio = total(n) / base
+        rn = CORE_RESEARCH[n]
+        rcell = '-'
+        if rn in profiles:
+            rcell = '%.4f; %s' % (total(rn) / base, fmt_f(per(total(rn) - base, sections)) if sections else 'n/a')
+        ok_r = ratio <= tratio + 1e-12
+        ok_s = ps is not None and ps <= tsec + 1e-9
+        verdict.append((n, ratio, tratio, ok_r, ps, tsec, ok_s))
+        S.append('| %s | %s | %.4f (%.3f) %s | %s | %s | %s | %s (%s) %s | %s |' % (
+            n, fmt_int(total(n)), ratio, tratio, 'ok' if ok_r else '**over**', fmt_int(d),
+            fmt_f(per(d, rel)), fmt_int(nsec) if nsec else 'n/a',
+            fmt_f(ps), tsec, ('ok' if ok_s else '**over**') if ps is not None else '', rcell))
+    S.append('')
+    held = [v[0] for v in verdict if v[3] and v[6]]
+    S.append('Targets met (both the ratio and the per-section figure): %s; missed: %s.' % (
+        ', '.join(held) if held else 'none',
+        ', '.join('%s (%s)' % (v[0], ', '.join(x for x, ok in (('ratio', v[3]), ('per section', v[6])) if not ok))
+                  for v in verdict if not (v[3] and v[6])) or 'none'))
+    S.append('')
+
+    # the lock sequence: same source, same workload, same locks
+    S.append('### The same locks in every server')
+    S.append('')
+    S.append('Calls of the out-of-line lock functions in each profile (core - stock in the last columns). '
+             'The core keeps stock\'s lock functions; the research layer also has '
+             '`LWLockAcquireInScan`/`LWLockReleaseInScan` (lock.c\'s strong-lock scans, plain '
+             '`LWLockAcquire`/`LWLockRelease` in stock and the core), whose sections the research detail '
+             'counters count as one per scan.')
+    S.append('')
+    cols = ['stock'] + [n for n in ('off', 'measure', 'upstream', 'detail') if n in profiles] + cfgs
+    S.append('| function | ' + ' | '.join(cols) + ' | ' + ' | '.join('%s - stock' % n for n in cfgs) + ' |')
+    S.append('| --- |' + ' ---: |' * (len(cols) + len(cfgs)))
+    for fn in SEQ_FUNCS:
+        if all(first(n).ncalls(fn) == 0 for n in cols):
+            continue
+        S.append('| %s | %s | %s |' % (fn, ' | '.join(fmt_int(first(n).ncalls(fn)) for n in cols),
+                                       ' | '.join('%+d' % (first(n).ncalls(fn) - s.ncalls(fn)) for n in cfgs)))
+    def lw_all(p):
+        return sum(p.ncalls(f) for f in LW_RELEASE)
+    S.append('| all LWLock releases | %s | %s |' % (' | '.join(fmt_int(lw_all(first(n))) for n in cols),
+                                                  ' | '.join('%+d' % (lw_all(first(n)) - lw_all(s)) for n in cfgs)))
+    S.append('')
+    if kinds and cfgs:
+        ck = core_kinds(first(cfgs[0]), kinds)
+        S.append('Sections per kind, research detail counters (native) against the core (%s profile): '
+                 'spinlock %s / %s (the same figure), buffer header %s / %s, LWLock %s / %s, wait list %s / %s; '
+                 'all %s / %s.' % (
+                     cfgs[0], fmt_int(kinds['spinlock']), fmt_int(ck['spinlock']),
+                     fmt_int(kinds['bufhdr']), fmt_int(ck['bufhdr']), fmt_int(kinds['lwlock']),
+                     fmt_int(ck['lwlock']), fmt_int(kinds['waitlist']), fmt_int(ck['waitlist']),
+                     fmt_int(sections), fmt_int(sum(ck.values()))))
+        S.append('')
+    if core_counters:
+        S.append('### The core\'s own counters (core-measure, native run)')
+        S.append('')
+        S.append('The same workload natively (glibc\'s real rseq area) on the core server in mode measure '
+                 'under gdb, printed at `PgRseqDetach` (process exit): `sections` counts outermost sections '
+                 'only.')
+        S.append('')
+        S.append('| counter | core | research layer (detail run) |')
+        S.append('| --- | ---: | ---: |')
+        names = {0: 'off', 1: 'measure', 2: 'request'}
+        for k, v in core_counters.items():
+            if k == 'path':
+                v = '%s (%s)' % (v, names.get(int(v), '?'))
+            elif v.isdigit():
+                v = fmt_int(int(v))
+            rv = counters.get(k, '')
+            if rv.isdigit():
+                rv = fmt_int(int(rv))
+            S.append('| %s | %s | %s |' % (k, v, rv or '-'))
+        S.append('')
+    # per function: where the core's instructions go
+    if core_deltas:
+        S.append('### Where the core\'s extra instructions are')
+        S.append('')
+        S.append('Self Ir by function (inlined code belongs to its caller: spinlock and buffer header '
+                 'sections show up in the functions that take them), the 15 largest changes over stock in '
+                 'a core configuration, with calls and the change per call.')
+        S.append('')
+        S.append('| function | stock calls | stock self | ' +
+                 ' | '.join('%s - stock | per call' % n for n in cfgs) + ' |')
+        S.append('| --- | ---: | ---: |' + ' ---: | ---: |' * len(cfgs))
+        for fn in core_deltas[:15]:
+            c = s.ncalls(fn)
+            cells = []
+            for n in cfgs:
+                dd = first(n).selfc(fn) - s.selfc(fn)
+                cells.append('%s | %s' % (fmt_int(dd), fmt_f(per(dd, first(n).ncalls(fn) or c))))
+            S.append('| %s | %s | %s | %s |' % (fn, fmt_int(c), fmt_int(s.selfc(fn)), ' | '.join(cells)))
+        S.append('')
+        S.append('Per call, self Ir of the hot functions (stock, then each core configuration):')
+        S.append('')
+        S.append('| function | stock | ' + ' | '.join(cfgs) + ' | instructions in the code: stock / core (objdump) |')
+        S.append('| --- | ---: |' + ' ---: |' * len(cfgs) + ' ---: |')
+        for fn in OBJDUMP_FUNCS + ['LWLockConditionalAcquire', 'ConditionVariableBroadcast', 'XLogInsertRecord',
+                                   'StrategyGetBuffer']:
+            if not s.ncalls(fn):
+                continue
+            sa, ca = read_asm(objdump, fn, 'stock'), read_asm(objdump, fn, 'core')
+            S.append('| %s | %s | %s | %s |' % (
+                fn, fmt_f(per(s.selfc(fn), s.ncalls(fn))),
+                ' | '.join(fmt_f(per(first(n).selfc(fn), first(n).ncalls(fn))) for n in cfgs),
+                '%d / %d' % (len(sa), len(ca)) if sa is not None and ca is not None else '-'))
+        S.append('')
+        if objdump and read_asm(objdump, 'GetRedoRecPtr', 'core') is not None:
+            S.append('The disassembly of %s in stock and in the core (`objdump -d`, addresses and RIP '
+                     'displacements stripped) is in `objdump/`; GetRedoRecPtr, one spinlock section, in the '
+                     'core:' % ', '.join('`%s`' % f for f in OBJDUMP_FUNCS))
+            S.append('')
+            S.append('```')
+            S += read_asm(objdump, 'GetRedoRecPtr', 'core')
+            S.append('```')
+            S.append('')
+    return S
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
     ap.add_argument('--counters')
     ap.add_argument('--meta')
     ap.add_argument('--command', default='')
+    ap.add_argument('--core-counters')
+    ap.add_argument('--objdump')
     ap.add_argument('configs', nargs='+')
     a = ap.parse_args()
 
@@ -247,6 +457,7 @@ def main():
     if 'stock' not in profiles:
         sys.exit('summarize.py: the baseline configuration "stock" is missing')
     counters = read_kv(a.counters)
+    core_counters = read_kv(a.core_counters)
     meta = read_kv(a.meta)
     os.makedirs(a.out, exist_ok=True)
 
@@ -284,7 +495,8 @@ def main():
             'lw_release_calls': rel,
             'lockbufhdr_calls': p.ncalls('LockBufHdr'),
             'delta_per_lw_pair': per(d, rel) if name != 'stock' else 0.0,
-            'delta_per_section': per(d, sections) if (sections and name != 'stock') else None,
+            'delta_per_section': (per(d, core_sections(p, kinds)) if name.startswith('core-')
+                                  else per(d, sections)) if (sections and name != 'stock') else None,
         })
     with open(os.path.join(a.out, 'summary.csv'), 'w', newline='') as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -319,6 +531,13 @@ def main():
     for name in order:
         allf |= set(first(name).self_ir)
     deltas = sorted(allf, key=lambda fn: -abs(first(ref).selfc(fn) - first('stock').selfc(fn)))[:40]
+    # the core's largest changes are listed too (delta.csv holds both)
+    cref = [n for n in ('core-auto', 'core-measure', 'core-off') if n in profiles]
+    core_deltas = []
+    if cref:
+        core_deltas = sorted(allf, key=lambda fn: -max(abs(first(n).selfc(fn) - first('stock').selfc(fn))
+                                                       for n in cref))[:40]
+        deltas = deltas + [fn for fn in core_deltas if fn not in deltas]
     with open(os.path.join(a.out, 'delta.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['function'] + ['self_ir_' + n for n in order] +
@@ -606,12 +825,13 @@ def main():
     S.append('')
     S.append('| | ' + ' | '.join(others) + ' |')
     S.append('| --- |' + ' ---: |' * len(others))
-    S.append('| Ir ratio patched / stock | %s |' % ' | '.join('%.4f' % (total(n) / base) for n in others))
+    S.append('| Ir ratio / stock | %s |' % ' | '.join('%.4f' % (total(n) / base) for n in others))
     S.append('| extra Ir per LWLock pair (all extra Ir / LWLock release calls) | %s |' % ' | '.join(
         fmt_f(per(total(n) - base, sum(first(n).ncalls(f) for f in LW_RELEASE))) for n in others))
     if counters:
         S.append('| extra Ir per section of any kind (all extra Ir / all sections) | %s |' % ' | '.join(
-            fmt_f(per(total(n) - base, sections)) for n in others))
+            fmt_f(per(total(n) - base, core_sections(first(n), kinds) if n.startswith('core-') else sections))
+            for n in others))
     if s.ncalls('LWLockAcquire') and s.ncalls('LWLockRelease'):
         def pair(p):
             return per(p.incl('LWLockAcquire'), p.ncalls('LWLockAcquire')) + \
@@ -667,6 +887,9 @@ def main():
                     r['extra_spinlock_section'] = '%.3f' % got[2]
                     r['extra_bufhdr_section'] = '%.3f' % got[3]
         S.append('')
+    if cref:
+        S += core_report(order, profiles, first, total, base, kinds, sections, counters,
+                         core_counters, a.objdump, core_deltas)
     L[summary_at:summary_at] = S
     # summary.csv again, now with the per-section figures (same run, same numbers as report.md)
     keys = list(rows[0].keys()) + [k for k in ('extra_lw_pair_incl', 'extra_spinlock_section',

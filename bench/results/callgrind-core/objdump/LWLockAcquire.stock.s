@@ -1,0 +1,76 @@
+<LWLockAcquire>:
+	cmpl   $0xc7,(%rip)  # <num_held_lwlocks>
+	push   %r14
+	push   %r13
+	push   %r12
+	push   %rbp
+	push   %rbx
+	mov    (%rip),%rbx  # <MyProc>
+	jg     <LWLockAcquire.cold>
+	mov    (%rip),%eax  # <InterruptHoldoffCount>
+	mov    %rdi,%r12
+	mov    %esi,%r13d
+	xor    %ebp,%ebp
+	mov    %r13d,%esi
+	mov    %r12,%rdi
+	mov    $0x1,%r14d
+	add    $0x1,%eax
+	mov    %eax,(%rip)  # <InterruptHoldoffCount>
+	call   <LWLockAttemptLock>
+	test   %al,%al
+	je     <LWLockAcquire+0xbb>
+	nopl   0x0(%rax,%rax,1)
+	mov    %r12,%rdi
+	call   <LWLockQueueSelf>
+	mov    %r13d,%esi
+	mov    %r12,%rdi
+	call   <LWLockAttemptLock>
+	test   %al,%al
+	je     <LWLockAcquire+0x10b>
+	movzwl (%r12),%eax
+	mov    (%rip),%rdx  # <my_wait_event_info>
+	or     $0x1000000,%eax
+	mov    %eax,(%rdx)
+	jmp    <LWLockAcquire+0x83>
+	add    $0x1,%ebp
+	mov    0x18(%rbx),%rdi
+	call   <PGSemaphoreLock>
+	cmpb   $0x0,0x5a(%rbx)
+	jne    <LWLockAcquire+0x80>
+	lock orl $0x40000000,0x4(%r12)
+	mov    (%rip),%rax  # <my_wait_event_info>
+	xor    %r14d,%r14d
+	movl   $0x0,(%rax)
+	mov    %r13d,%esi
+	mov    %r12,%rdi
+	call   <LWLockAttemptLock>
+	test   %al,%al
+	jne    <LWLockAcquire+0x50>
+	movslq (%rip),%rcx  # <num_held_lwlocks>
+	lea    (%rip),%rax  # <held_lwlocks>
+	mov    %rcx,%rdx
+	shl    $0x4,%rcx
+	add    %rcx,%rax
+	add    $0x1,%edx
+	mov    %r12,(%rax)
+	lea    -0x1(%rbp),%r12d
+	mov    %edx,(%rip)  # <num_held_lwlocks>
+	mov    %r13d,0x8(%rax)
+	test   %ebp,%ebp
+	jle    <LWLockAcquire+0xff>
+	nopl   0x0(%rax,%rax,1)
+	mov    0x18(%rbx),%rdi
+	call   <PGSemaphoreUnlock>
+	sub    $0x1,%r12d
+	jae    <LWLockAcquire+0xf0>
+	pop    %rbx
+	mov    %r14d,%eax
+	pop    %rbp
+	pop    %r12
+	pop    %r13
+	pop    %r14
+	ret
+	mov    %r12,%rdi
+	call   <LWLockDequeueSelf>
+	jmp    <LWLockAcquire+0xbb>
+
