@@ -53,7 +53,7 @@ struct Options {
     std::string shared_buffers = "256MB";
     std::string eviction_shared_buffers = "16MB";
     int hogs = 0;
-    int threads = 0;                        // pgbench -j; 0: min(clients, nCPU)
+    int threads = 0;                        // pgbench -j; 0: min(clients, cpus)
     std::string protocol = "simple";
     std::vector<std::pair<std::string, std::string>> settings;  // --set
     std::string out;
@@ -62,16 +62,45 @@ struct Options {
     std::string pg_dir;                     // holds stock/, patched/, patched-cassert/
     std::string stock_prefix, patched_prefix, cassert_prefix;
     std::string run_as;
-    std::string preset;  // "", quick, full
+    std::string preset;  // "", quick, full, budget
+    int budget_min = 0;  // --budget MIN: the plan was chosen to fit MIN minutes (0: no budget)
     bool plots = true;
     bool detail = false;  // --detail: rseq_slice_detail = on on the patched side(s)
     bool dry_run = false;
     bool self_test = false;
-    int ncpu = 1;
+    int ncpu = 1;   // this machine's online CPUs (load and CPU-use figures)
+    int cpus = 1;   // the CPUs the plan is made for: Nx client counts, default
+                    // pgbench -j, the default plan's cap (--cpus N; default ncpu)
 };
 // Parses argv; throws UsageError.  Returns false if --help was printed.
 bool parse_options(int argc, char** argv, Options& o);
 std::string usage_text();
+
+// The default plan's client counts: 1x, 4x, 16x, 50x of the plan's CPUs,
+// each at most kDefaultMaxClients (then shown as "16x (cap 1000)"), equal
+// counts once.  Why the cap: pgbench needs an open file per client plus 3
+// and refuses to start above its soft RLIMIT_NOFILE (1024 by default on
+// Linux), and 50x of 64 CPUs would be 3200 backends per server.  An
+// explicit --clients is not capped (up to 5000).
+constexpr int kDefaultMaxClients = 1000;
+const std::vector<std::string>& default_client_multiples();  // 1x 4x 16x 50x
+void resolve_clients(const std::vector<std::string>& spec, int cpus, bool cap, std::vector<int>& clients,
+                     std::vector<std::string>& shown);
+// The plan's time estimate at the start (setups, warm-up and measured
+// rounds, the per-round overhead; main.cpp's model, also what --dry-run
+// prints), seconds.
+double plan_seconds(const Options& o);
+// pgbench -j of a configuration: --threads (at most the clients), else min(clients, cpus).
+int config_threads(const Options& o, int clients);
+constexpr double kSetupBaseS = 7.0;      // s per cluster setup (initdb, start, pgbench -i ...), 2 CPUs
+constexpr double kSetupPerScaleS = 0.7;  // s per pgbench scale unit of pgbench -i, 2 CPUs
+constexpr double kRoundOverheadS = 1.0;  // s per round beyond its length (start, counters), 2 CPUs
+// --budget: the smallest measured round and warm-up it uses, the rounds it
+// starts from (kMinRoundsForIntervals) and may raise up to.
+constexpr int kBudgetMinDuration = 5, kBudgetMaxDuration = 20, kBudgetWarmup = 3, kBudgetMaxRounds = 5;
+// Checks the plan's rules (client counts per CPU count, the cap, threads,
+// --budget's choices and estimates); prints failures, returns how many failed.
+int plan_self_test();
 
 // A counter's value: std::nullopt = not counted (the view's NULL: a detail
 // counter while rseq_slice_detail is off), never shown or summed as 0.

@@ -101,11 +101,11 @@ static void say(const std::string& s) {
 struct Eta {
     double setup_factor = 1.0;  // measured / predicted setup time
     double setup_pred_done = 0, setup_real_done = 0;
-    double overhead = 1.0;      // s per round beyond its nominal length
+    double overhead = kRoundOverheadS;  // s per round beyond its nominal length
     double overhead_sum = 0;
     int overhead_n = 0;
 
-    static double predict_setup(int scale) { return 7.0 + 0.7 * scale; }
+    static double predict_setup(int scale) { return kSetupBaseS + kSetupPerScaleS * scale; }
     void setup_done(int scale, double seconds) {
         setup_pred_done += predict_setup(scale);
         setup_real_done += seconds;
@@ -136,6 +136,12 @@ static double remaining(const Options& o, const Eta& e, size_t wi, size_t ci, in
             t += cfg_time((w == wi && c == ci) ? k : 0);
     }
     return t;
+}
+
+double plan_seconds(const Options& o) { return remaining(o, Eta(), 0, 0, 0, 0); }
+
+int config_threads(const Options& o, int clients) {
+    return o.threads > 0 ? std::min(o.threads, clients) : std::min(clients, o.cpus);
 }
 
 // ---------------------------------------------------------------------------
@@ -643,7 +649,7 @@ void Runner::run() {
             cfg.index = ++cfg_index;
             cfg.workload = w.name;
             cfg.clients = o_.clients[ci_];
-            cfg.threads = o_.threads > 0 ? std::min(o_.threads, cfg.clients) : std::min(cfg.clients, o_.ncpu);
+            cfg.threads = config_threads(o_, cfg.clients);
             d_.configs.push_back(cfg);
             k_ = 0;
             for (int rep = 0; rep <= o_.rounds; rep++) {
@@ -678,7 +684,12 @@ static void print_plan(const Options& o) {
     say("  workloads: " + join(o.workloads, ", "));
     std::vector<std::string> cs;
     for (size_t i = 0; i < o.clients.size(); i++) cs.push_back(o.clients_spec[i] + "=" + std::to_string(o.clients[i]));
-    say("  clients: " + join(cs, ", ") + fmt(" (%d CPUs)", o.ncpu));
+    say("  clients: " + join(cs, ", ") +
+        (o.cpus == o.ncpu ? fmt(" (%d CPUs)", o.cpus) : fmt(" (planned for %d CPUs by --cpus; this machine has %d)", o.cpus, o.ncpu)));
+    std::vector<std::string> ts;
+    for (int c : o.clients) ts.push_back(std::to_string(config_threads(o, c)));
+    say("  pgbench threads (-j): " + join(ts, ", ") +
+        (o.threads > 0 ? fmt(" (--threads %d)", o.threads) : fmt(" (min(clients, %d CPUs))", o.cpus)));
     say(fmt("  per configuration and side: 1 warm-up round of %d s + %d rounds of %d s; hogs %d", o.warmup, o.rounds,
             o.duration, o.hogs));
     std::vector<std::string> sc;
@@ -694,8 +705,12 @@ static void print_plan(const Options& o) {
         say(fmt("  note: %d measured round%s per side: a smoke test, no intervals or p-values (they need %d)", o.rounds,
                 o.rounds == 1 ? "" : "s", kMinRoundsForIntervals));
     say("  output: " + o.out + (o.work != o.out + "/work" ? " (clusters in " + o.work + ")" : ""));
-    Eta e;
-    say("  estimated time: " + human_duration(remaining(o, e, 0, 0, 0, 0)) +
+    double est = plan_seconds(o);
+    if (o.budget_min > 0)
+        say(fmt("  budget: %d min (--budget): the plan above is the first that fits with at least %d rounds of at "
+                "least %d s, estimate %s",
+                o.budget_min, kMinRoundsForIntervals, kBudgetMinDuration, human_duration(est).c_str()));
+    say("  estimated time: " + human_duration(est) +
         " (pessimistic on a loaded machine: the estimate is refined while it runs)");
 }
 
@@ -726,6 +741,7 @@ int main(int argc, char** argv) {
     if (o.self_test) {
         int bad = stats_self_test();
         bad += report_self_test();
+        bad += plan_self_test();
         printf("self-test: %s\n", bad ? "FAILED" : "all passed");
         return bad == 0 ? 0 : 1;
     }

@@ -580,7 +580,8 @@ void write_json(const std::string& path, const RunData& d) {
       << ", \"shared_buffers\": " << json_escape(o.shared_buffers)
       << ", \"eviction_shared_buffers\": " << json_escape(o.eviction_shared_buffers) << ", \"hogs\": " << o.hogs
       << ", \"threads\": " << o.threads << ", \"protocol\": " << json_escape(o.protocol)
-      << ", \"preset\": " << json_escape(o.preset) << ", \"detail\": " << (o.detail ? "true" : "false")
+      << ", \"preset\": " << json_escape(o.preset) << ", \"budget_min\": " << o.budget_min
+      << ", \"cpus\": " << o.cpus << ", \"detail\": " << (o.detail ? "true" : "false")
       << ", \"settings\": {";
     for (size_t i = 0; i < o.settings.size(); i++)
         j << (i ? ", " : "") << json_escape(o.settings[i].first) << ": " << json_escape(o.settings[i].second);
@@ -875,7 +876,13 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
     std::vector<std::string> cs;
     for (size_t i = 0; i < o.clients.size(); i++) cs.push_back(o.clients_spec[i] + " = " + std::to_string(o.clients[i]));
     m << "| clients | " << join(cs, ", ") << " |\n";
-    m << "| pgbench threads (-j) | " << (o.threads ? std::to_string(o.threads) : "min(clients, CPUs)") << " |\n";
+    m << "| pgbench threads (-j) | "
+      << (o.threads ? std::to_string(o.threads) : fmt("min(clients, %d CPUs)", o.cpus)) << " |\n";
+    if (o.cpus != o.ncpu)
+        m << "| plan made for | " << o.cpus << " CPUs (--cpus; this machine has " << o.ncpu << ") |\n";
+    if (o.budget_min > 0)
+        m << "| budget | " << o.budget_min << " min (--budget: the first plan that fits with >= "
+          << kMinRoundsForIntervals << " rounds of >= " << kBudgetMinDuration << " s) |\n";
     m << "| rounds | 1 warm-up of " << o.warmup << " s (discarded) + " << o.rounds << " measured of " << o.duration
       << " s, per side and configuration, order A B A B ... |\n";
     {
