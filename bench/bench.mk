@@ -57,8 +57,8 @@ CHECK_TARGETS += micro-check
 #                       report's detail header, smoke-test note, scale and
 #                       load warnings, pgbench per side and ratio plot against
 #                       results.json; clean server logs; never a speed
-#                       threshold), plus the driver's self-test (statistics and
-#                       report rules) and bench/kernel-lab/check-lab
+#                       threshold), plus the driver's self-test (statistics,
+#                       report rules, the plan per CPU count and --budget) and bench/kernel-lab/check-lab
 #                       (lab scripts' option checks, bench/kernel-lab/analyse
 #                       on fixtures with known answers, tools/apt-get-wait with a stub
 #                       apt-get and a held lock; no guest).  Output in
