@@ -26,9 +26,9 @@
 	call   <PgRseqWaitBegin>
 	mov    %r12,%rdi
 	call   <perform_spin_delay>
-	jmp    <LockBufHdr+0x50>
-	nopl   0x0(%rax)
 	call   <PgRseqWaitEnd>
+	jmp    <LockBufHdr+0x50>
+	xchg   %ax,%ax
 	mov    %r12,%rdi
 	call   <finish_spin_delay>
 	add    $0x30,%rsp
@@ -38,7 +38,7 @@
 	pop    %rbp
 	pop    %r12
 	ret
-	nopl   (%rax)
+	nopl   0x0(%rax,%rax,1)
 	addl   $0x1,(%rip)  # <PgRseq+0x4>
 	jne    <LockBufHdr+0xcb>
 	cmpb   $0x2,(%rip)  # <PgRseq>
