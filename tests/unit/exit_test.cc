@@ -89,7 +89,9 @@ TEST_F(Exit, GrantedYieldFails)
 }
 
 /*
- * Both bytes zero: granted, then revoked.  One rseq_slice_yield is still
+ * Both bytes zero after asking: cause unknown (a revoked grant, a clearing
+ * at a V2 rseq update, or a refused grant), counted as granted and
+ * revoked.  One rseq_slice_yield is still
  * made (it returns 0; on 7.2 with rseq debugging it clears the kernel's
  * pending system-call check); its result never counts as "in grant".
  */

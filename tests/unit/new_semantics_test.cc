@@ -138,7 +138,8 @@ TEST_F(Path, AskZeroOpensNoRequest)
 		EXPECT_EQ(ctr.grants, 1u);
 		EXPECT_EQ(rseq_test::yield_calls, 1u);
 		area->slice.ctrl.granted = 0;
-		/* asked, request cleared without a grant: revoked, as before */
+		/* asked, request cleared, granted clear: counted as revoked
+		 * (cause unknown), as before */
 		rseq_slice_enter_ask(&s, 2, 1);
 		area->slice.ctrl.request = 0;
 		ev = rseq_slice_leave(&s);
@@ -155,7 +156,8 @@ TEST_F(Path, AskZeroOpensNoRequest)
  * given byte offset, with open_pad left 0 and the bytes before asked
  * untouched; a nested section changes only the depth, whatever its row
  * says; the close sees nothing when nothing happened and when the row does
- * not ask, and a revoked grant when the kernel cleared the request.
+ * not ask, and a cleared request (counted as revoked, cause unknown) when
+ * the kernel cleared the request.
  */
 TEST_F(Path, OpenWordTable)
 {

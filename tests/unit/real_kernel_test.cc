@@ -65,8 +65,9 @@ constexpr int kForkSleepSections = 20;
  */
 constexpr int kSleepMaxSwitchOutside = 2;
 /*
- * The legacy path clears rseq_cs at every return to user space that handles
- * TIF_NOTIFY_RESUME, not only after a switch: task work queued with
+ * Up to 6.18 the kernel (whatever the registration) clears rseq_cs at
+ * every return to user space that handles TIF_NOTIFY_RESUME, not only
+ * after a switch: task work queued with
  * TWA_RESUME raises it too, e.g. the mm_cid scan that sched_tick() queues
  * through task_tick_mm_cid() (Linux 6.4 and later, at most once per
  * 100 ms per task).  A tick that lands while the thread runs inside a

@@ -99,9 +99,11 @@ TEST(Resolve, SliceUnavailableOldKernel)
  * arm64 on Linux 7.2: rseq works (the marker), the slice extension cannot
  * be configured (CONFIG_RSEQ_SLICE_EXTENSION needs GENERIC_ENTRY, which
  * arm64 does not select; shared/docs/rseq-slice-abi.md), so the prctl
- * fails with EINVAL, which probe_fill turns into "unavailable" whatever
- * the feature size (struct rseq is generic: 33 bytes on 7.2 as on
- * x86_64).  auto must resolve to measure; on a later arm64 kernel that
+ * fails with ENOTSUPP (524), GET included (the stub of
+ * include/linux/rseq.h), not EINVAL, which probe_fill turns into
+ * "unavailable" whatever the feature size (struct rseq is generic: 33
+ * bytes on 7.2 as on x86_64); the resolution looks at that, not at the
+ * errno set below.  auto must resolve to measure; on a later arm64 kernel that
  * enables the extension, to upstream, as on x86_64.  The decision itself
  * looks at no architecture: the same test runs in both unit builds.
  */
