@@ -96,7 +96,7 @@ def plot_scaling(d, path, plt):
     ax.grid(linestyle=":", linewidth=0.5)
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
 
 
 def main(argv):
@@ -140,10 +140,14 @@ def main(argv):
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_yticks(ys)
     ax.set_yticklabels([r[0] for r in rows], fontsize=8)
-    ax.set_xlabel("throughput ratio (tps / tps), geometric mean and 95 % interval")
-    ax.set_title("pg_rseq in the kernel lab: patched auto over stock (slice length in each workload's name)", fontsize=10)
+    ax.set_xlabel("throughput ratio (tps / tps),\ngeometric mean and 95 % interval;\n"
+                  "green: above 1, red: below 1,\ngrey: includes 1 (no difference shown)", fontsize=9)
+    # Two short lines: one long title line is cut at the figure's edge,
+    # since tight_layout does not wrap text.
+    ax.set_title("pg_rseq in the kernel lab: patched auto over stock\n"
+                 "(slice length in each workload's name)", fontsize=10)
     ax.grid(axis="x", linestyle=":", linewidth=0.5)
     fig.tight_layout()
-    fig.savefig(argv[3])
+    fig.savefig(argv[3], bbox_inches="tight")
     print(argv[3])
     return 0
