@@ -101,9 +101,10 @@ typedef struct PgRseqRowCounters
 	uint64		yields;			/* rseq_slice_yield calls at that point */
 	uint64		yields_in_grant;	/* ... that returned 1: released inside
 									 * the extension */
-	uint64		revoked;		/* grants already gone at that point: the
-								 * section outlived the extension (expired, or
-								 * preempted anyway) */
+	uint64		revoked;		/* request found cleared with granted clear at
+								 * that point: a grant that already ended
+								 * (expired, or preempted anyway) or a clear
+								 * without a grant; the cause is unknown */
 } PgRseqRowCounters;
 
 /* This backend's protocol state (depth, mode, area, counters). */

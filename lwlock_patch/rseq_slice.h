@@ -316,9 +316,10 @@ typedef struct rseq_slice_counters
 	uint64_t	max_depth;		/* deepest nesting seen */
 	uint64_t	requests;		/* request windows opened that asked (a
 								 * detail counter: only while detail is on) */
-	uint64_t	grants;			/* grants seen: granted at close + revoked */
+	uint64_t	grants;			/* granted at close + "revoked" */
 	uint64_t	revoked;		/* request cleared by the kernel, granted
-								 * already clear at close */
+								 * clear at close: a grant already ended, or
+								 * a clear without a grant (cause unknown) */
 	uint64_t	yields;			/* rseq_slice_yield calls (granted or revoked) */
 	uint64_t	yields_in_grant;	/* ... that returned 1 */
 	uint64_t	descheduled;	/* marker found cleared at a release */
@@ -509,10 +510,12 @@ rseq_slice_cs_cleared(volatile rseq_slice_area *a)
  * rseq_slice_request_acted: end a request window with one read-modify-write
  * of `request`: request ^= asked.  Returns 0 if request still held what the
  * window wrote (asked): no grant, and request is now 0.  Returns nonzero if
- * the kernel had cleared it (a grant, live or already revoked, or a request
+ * the kernel had cleared it (a grant, live or already ended, or a request
  * cleared without one: Linux 7.2.13 writes request = 0 and granted = 1 with
- * one store on a grant, the whole slice_ctrl word 0 on a revoke and at a
- * return to user space after a reschedule; include/linux/rseq_entry.h);
+ * one store on a grant, and the whole slice_ctrl word 0 on a revoke, at a
+ * V2 ID update on the return to user space after a context switch, and at
+ * a refused grant when other exit work is pending;
+ * include/linux/rseq_entry.h);
  * request is then `asked` (1) again and the caller must clear it before
  * anything else (rseq_slice_request_cleared).  `granted` needs no test of
  * its own: the kernel sets it only together with clearing request, and user
@@ -617,7 +620,8 @@ rseq_slice_sys_yield(rseq_slice_state *s)
 /*
  * rseq_slice_granted: the upstream request window closed with the kernel's
  * answer: `granted` set (call rseq_slice_yield), or request already clear
- * and granted clear (granted, then revoked; one rseq_slice_yield is the
+ * and granted clear (a grant that already ended, or a clear without a
+ * grant: which one cannot be known here; one rseq_slice_yield is the
  * first system call after that grant, where with rseq debugging on the
  * kernel checks slice_ctrl once, and only there: a request set at that
  * call, inside a later section, would kill the thread: Linux 7.2
@@ -668,7 +672,8 @@ extern int	rseq_slice_kernel_validates(volatile rseq_slice_area *a,
  * area now: the inline close (rseq_slice_request_acted) found request
  * cleared by the kernel and has cleared the request its xor re-set
  * (rseq_slice_request_cleared).  The kernel can only have ended a live
- * grant since (a revoke): it is counted as revoked, which it then is; a
+ * grant since (a revoke), or cleared it without a grant: it is counted as
+ * revoked, whatever the cause; a
  * grant of the re-set request (an interrupt within the rare branch's first
  * two instructions) is seen here as granted and yielded.
  */

@@ -1105,7 +1105,8 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
              "transaction, nested ones included; sections counts outermost sections only. max depth is the deepest "
              "nesting in the round, in locks (16: a process took all 16 lock manager partition locks, as the standby "
              "snapshot of the background writer does every 15 s). yields in grant: yields that returned 1, the section "
-             "ended inside the granted extension; revoked: grants the kernel took back before the release.)\n\n";
+             "ended inside the granted extension; revoked: requests found cleared with granted clear at the release, a grant "
+             "that already ended or a clear without a grant (the kernel does both; which one is unknown).)\n\n";
 
         m << "### Deschedules per tranche\n\nTop tranches by `descheduled_while_holding`, measured rounds of all client "
              "counts of the workload. Grants, yields, yields in grant and revoked are charged to the lock whose release "
