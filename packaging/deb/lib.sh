@@ -91,7 +91,7 @@ RSEQ_PATCHES=${RSEQ_PATCHES:-0001 0002 0003 0004}
 add_core_series() {
 	local srcdir=$1 logdir=$2 n p name
 	(
-	cd "$srcdir"
+	cd "$srcdir" || exit 1
 	export QUILT_PATCHES=debian/patches QUILT_PC=.pc
 	[ -z "$(quilt unapplied 2>/dev/null)" ] || die "Debian's own patches are not all applied in $srcdir"
 	for n in $RSEQ_PATCHES; do
