@@ -21,7 +21,11 @@
 #
 # make core-build   build and install core-cassert.
 # make core-check   on core-cassert, as $(PG_RUN_USER): test_rseq's
-#                   regression and TAP tests, then PostgreSQL's regression
+#                   regression and TAP tests, its regression test again
+#                   where glibc registers no rseq area
+#                   (GLIBC_TUNABLES=glibc.pthread.rseq=0: path off, the
+#                   output must be expected/test_rseq_1.out), then
+#                   PostgreSQL's regression
 #                   and isolation suites with rseq_slice_mode = measure
 #                   (lwlock_patch/core/measure.conf), and
 #                   lwlock_patch/core/check-prologues against the stock
@@ -73,6 +77,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	    echo "core-check: $$name FAILED (log: $(CORE_CHECK_TREE)/.pg_rseq-$$name.log)"; \
 	  fi; }; \
 	run test_rseq make -C src/test/modules/test_rseq check; \
+	run test_rseq-no-rseq sh -c 'GLIBC_TUNABLES=glibc.pthread.rseq=0 make -C src/test/modules/test_rseq check TAP_TESTS= && cmp src/test/modules/test_rseq/results/test_rseq.out src/test/modules/test_rseq/expected/test_rseq_1.out'; \
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
 	run prologues $(PATCH_DIR)/core/check-prologues $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-prologues; \
