@@ -27,7 +27,9 @@
 #                   output must be expected/test_rseq_1.out), then
 #                   PostgreSQL's regression
 #                   and isolation suites with rseq_slice_mode = measure
-#                   (lwlock_patch/core/measure.conf), and
+#                   (lwlock_patch/core/measure.conf), pgindent (with
+#                   the tree's pg_bsd_indent) changes none of the series'
+#                   .c and .h files, and
 #                   lwlock_patch/core/check-prologues against the stock
 #                   build (hot lock functions keep stock's prologue: no
 #                   register saves added by the sections), and
@@ -70,7 +72,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	cd $(CORE_CHECK_TREE); pass=0; fail=0; \
 	run() { name=$$1; shift; $(call msg,core-check: $$name); \
 	  if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$$@" > .pg_rseq-$$name.log 2>&1; then \
-	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:' .pg_rseq-$$name.log | tail -3; \
+	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|^pgindent:' .pg_rseq-$$name.log | tail -3; \
 	  else \
 	    fail=$$((fail + 1)); tail -n 40 .pg_rseq-$$name.log; \
 	    find . -name regression.diffs -newer .pg_rseq-$$name.log -exec cat {} + 2>/dev/null | head -200; \
@@ -80,6 +82,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	run test_rseq-no-rseq sh -c 'GLIBC_TUNABLES=glibc.pthread.rseq=0 make -C src/test/modules/test_rseq check TAP_TESTS= && cmp src/test/modules/test_rseq/results/test_rseq.out src/test/modules/test_rseq/expected/test_rseq_1.out'; \
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
+	run pgindent sh -c 'make -C src/tools/pg_bsd_indent > /dev/null && files=$$(sed -n "s|^+++ b/\(.*\.[ch]\)$$|\1|p" $(CORE_PATCHES) | sort -u) && src/tools/pgindent/pgindent --indent=src/tools/pg_bsd_indent/pg_bsd_indent --diff $$files > .pg_rseq-pgindent.diff && if [ -s .pg_rseq-pgindent.diff ]; then cat .pg_rseq-pgindent.diff; exit 1; fi; echo "pgindent: $$(echo $$files | wc -w) files of the series unchanged"'; \
 	run prologues $(PATCH_DIR)/core/check-prologues $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-prologues; \
 	run compiled-out $(PATCH_DIR)/core/check-compiled-out $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-compiled-out; \
 	echo "core-check: $$pass passed, $$fail failed"; \
