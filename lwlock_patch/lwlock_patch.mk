@@ -29,7 +29,8 @@
 #                   and isolation suites with rseq_slice_mode = measure
 #                   (lwlock_patch/core/measure.conf), pgindent (with
 #                   the tree's pg_bsd_indent) changes none of the series'
-#                   .c and .h files, and
+#                   .c and .h files, the documentation is valid DocBook
+#                   (make -C doc/src/sgml check: xmllint --valid), and
 #                   lwlock_patch/core/check-prologues against the stock
 #                   build (hot lock functions keep stock's prologue: no
 #                   register saves added by the sections), and
@@ -41,7 +42,7 @@
 #                   "core-check: N passed, N failed" (steps).  PostgreSQL 18
 #                   only: with PG_MAJOR=17 it prints a SKIP line.
 
-CORE_DEPS ?= libipc-run-perl
+CORE_DEPS ?= libipc-run-perl libxml2-utils docbook-xml
 CORE_CHECK_TREE := $(call tree,core-cassert)
 
 .PHONY: core-build core-check core-deps postgres-core postgres-core-cassert
@@ -83,6 +84,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
 	run pgindent sh -c 'make -C src/tools/pg_bsd_indent > /dev/null && files=$$(sed -n "s|^+++ b/\(.*\.[ch]\)$$|\1|p" $(CORE_PATCHES) | sort -u) && src/tools/pgindent/pgindent --indent=src/tools/pg_bsd_indent/pg_bsd_indent --diff $$files > .pg_rseq-pgindent.diff && if [ -s .pg_rseq-pgindent.diff ]; then cat .pg_rseq-pgindent.diff; exit 1; fi; echo "pgindent: $$(echo $$files | wc -w) files of the series unchanged"'; \
+	run sgml make -C doc/src/sgml check; \
 	run prologues $(PATCH_DIR)/core/check-prologues $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-prologues; \
 	run compiled-out $(PATCH_DIR)/core/check-compiled-out $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-compiled-out; \
 	echo "core-check: $$pass passed, $$fail failed"; \
