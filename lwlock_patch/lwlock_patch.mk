@@ -21,7 +21,8 @@
 #
 # make core-build   build and install core-cassert.
 # make core-check   on core-cassert, as $(PG_RUN_USER): test_rseq's
-#                   regression and TAP tests, its regression test again
+#                   regression and TAP tests (PG_TEST_EXTRA=rseq_counts:
+#                   t/002_counts.pl too), its regression test again
 #                   where glibc registers no rseq area
 #                   (GLIBC_TUNABLES=glibc.pthread.rseq=0: path off, the
 #                   output must be expected/test_rseq_1.out), then
@@ -79,7 +80,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	    find . -name regression.diffs -newer .pg_rseq-$$name.log -exec cat {} + 2>/dev/null | head -200; \
 	    echo "core-check: $$name FAILED (log: $(CORE_CHECK_TREE)/.pg_rseq-$$name.log)"; \
 	  fi; }; \
-	run test_rseq make -C src/test/modules/test_rseq check; \
+	run test_rseq env PG_TEST_EXTRA=rseq_counts make -C src/test/modules/test_rseq check; \
 	run test_rseq-no-rseq sh -c 'GLIBC_TUNABLES=glibc.pthread.rseq=0 make -C src/test/modules/test_rseq check TAP_TESTS= && cmp src/test/modules/test_rseq/results/test_rseq.out src/test/modules/test_rseq/expected/test_rseq_1.out'; \
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
