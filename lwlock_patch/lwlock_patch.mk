@@ -30,7 +30,10 @@
 #                   and isolation suites with rseq_slice_mode = measure
 #                   (lwlock_patch/core/measure.conf), pgindent (with
 #                   the tree's pg_bsd_indent) changes none of the series'
-#                   .c and .h files, the documentation is valid DocBook
+#                   .c and .h files, lwlock_patch/core/check-startup-paths
+#                   (the path chosen under a faked 7.2 kernel, with the
+#                   yield refused as by a seccomp filter, without an rseq
+#                   area), the documentation is valid DocBook
 #                   (make -C doc/src/sgml check: xmllint --valid), and
 #                   lwlock_patch/core/check-prologues against the stock
 #                   build (hot lock functions keep stock's prologue: no
@@ -74,7 +77,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	cd $(CORE_CHECK_TREE); pass=0; fail=0; \
 	run() { name=$$1; shift; $(call msg,core-check: $$name); \
 	  if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$$@" > .pg_rseq-$$name.log 2>&1; then \
-	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|^pgindent:' .pg_rseq-$$name.log | tail -3; \
+	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|check-startup-paths:|^pgindent:' .pg_rseq-$$name.log | tail -3; \
 	  else \
 	    fail=$$((fail + 1)); tail -n 40 .pg_rseq-$$name.log; \
 	    find . -name regression.diffs -newer .pg_rseq-$$name.log -exec cat {} + 2>/dev/null | head -200; \
@@ -85,6 +88,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
 	run pgindent sh -c 'make -C src/tools/pg_bsd_indent > /dev/null && files=$$(sed -n "s|^+++ b/\(.*\.[ch]\)$$|\1|p" $(CORE_PATCHES) | sort -u) && src/tools/pgindent/pgindent --indent=src/tools/pg_bsd_indent/pg_bsd_indent --diff $$files > .pg_rseq-pgindent.diff && if [ -s .pg_rseq-pgindent.diff ]; then cat .pg_rseq-pgindent.diff; exit 1; fi; echo "pgindent: $$(echo $$files | wc -w) files of the series unchanged"'; \
+	run startup-paths $(PATCH_DIR)/core/check-startup-paths $(call prefix,core-cassert)/bin $(CORE_CHECK_TREE)/.pg_rseq-startup-paths; \
 	run sgml make -C doc/src/sgml check; \
 	run prologues $(PATCH_DIR)/core/check-prologues $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-prologues; \
 	run compiled-out $(PATCH_DIR)/core/check-compiled-out $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-compiled-out; \

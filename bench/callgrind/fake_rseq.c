@@ -31,7 +31,8 @@
  * on depth 0 -> 1, request = 0 and a test of granted on 1 -> 0) on the
  * fake area's slice_ctrl bytes (offsets 28-29, inside glibc's 32-byte
  * struct rseq); nothing ever grants, so these are the uncontended,
- * not-granted costs.  Every other getauxval/prctl goes to glibc.
+ * not-granted costs.  syscall(471), rseq_slice_yield, returns 0 (see
+ * syscall() below).  Every other getauxval/prctl/syscall goes to glibc.
  *
  * With PG_RSEQ_FAKE_SIZE=N (20 to 33) the faked registration reports
  * __rseq_size = N instead of 20: N = 33 is what glibc 2.41 and later
@@ -45,6 +46,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -92,6 +94,41 @@ prctl(int option, ...)
 	if (fake_slice() && option == 79)	/* PR_RSEQ_SLICE_EXTENSION */
 		return a2 == 1 ? 1 : 0;			/* GET: enabled; SET: ok */
 	return (int) syscall(SYS_prctl, option, a2, a3, a4, a5);
+}
+
+/*
+ * With the fake slice, syscall(471) (rseq_slice_yield, which the core
+ * series calls once at start-up through glibc's syscall() to find out
+ * whether a seccomp filter refuses it) returns 0, as Linux 7.2 does
+ * outside a grant; with PG_RSEQ_FAKE_YIELD_ERRNO=N it fails with errno N
+ * instead, as under a filter that answers SCMP_ACT_ERRNO(N).  The lock
+ * path's own yield is an inline system call and never comes here.
+ */
+long
+syscall(long number, ...)
+{
+	static long (*real) (long, ...);
+	va_list		ap;
+	long		a[6];
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (fake_slice() && number == 471)
+	{
+		const char *e = getenv("PG_RSEQ_FAKE_YIELD_ERRNO");
+
+		if (e != NULL && atoi(e) > 0)
+		{
+			errno = atoi(e);
+			return -1;
+		}
+		return 0;
+	}
+	if (real == NULL)
+		real = (long (*) (long, ...)) dlsym(RTLD_NEXT, "syscall");
+	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 __attribute__((constructor)) static void
