@@ -77,7 +77,7 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	cd $(CORE_CHECK_TREE); pass=0; fail=0; \
 	run() { name=$$1; shift; $(call msg,core-check: $$name); \
 	  if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$$@" > .pg_rseq-$$name.log 2>&1; then \
-	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|check-startup-paths:|^pgindent:' .pg_rseq-$$name.log | tail -3; \
+	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|check-startup-paths:|^pgindent:' .pg_rseq-$$name.log | tail -3 || true; \
 	  else \
 	    fail=$$((fail + 1)); tail -n 40 .pg_rseq-$$name.log; \
 	    find . -name regression.diffs -newer .pg_rseq-$$name.log -exec cat {} + 2>/dev/null | head -200; \
