@@ -26,7 +26,7 @@
 	mov    %r12,%rdi
 	call   <LWLockAttemptLock>
 	test   %al,%al
-	je     <LWLockAcquire+0x114>
+	je     <LWLockAcquire+0x113>
 	movzwl (%r12),%eax
 	mov    (%rip),%rdx  # <my_wait_event_info>
 	or     $0x1000000,%eax
@@ -52,19 +52,19 @@
 	shl    $0x4,%rcx
 	add    %rcx,%rax
 	add    $0x1,%edx
+	cmpb   $0x0,(%rip)  # <PgRseq>
 	mov    %r12,(%rax)
-	lea    -0x1(%rbp),%r12d
 	mov    %edx,(%rip)  # <num_held_lwlocks>
 	mov    %r13d,0x8(%rax)
+	jne    <LWLockAcquire+0x11d>
+	lea    -0x1(%rbp),%r12d
 	test   %ebp,%ebp
-	jle    <LWLockAcquire+0xff>
-	nopl   0x0(%rax,%rax,1)
+	jle    <LWLockAcquire+0x107>
+	nopl   0x0(%rax)
 	mov    0x18(%rbx),%rdi
 	call   <PGSemaphoreUnlock>
 	sub    $0x1,%r12d
-	jae    <LWLockAcquire+0xf0>
-	cmpb   $0x0,(%rip)  # <PgRseq>
-	jne    <LWLockAcquire+0x11e>
+	jae    <LWLockAcquire+0xf8>
 	pop    %rbx
 	mov    %r14d,%eax
 	pop    %rbp
@@ -76,24 +76,18 @@
 	call   <LWLockDequeueSelf>
 	jmp    <LWLockAcquire+0xbb>
 	addl   $0x1,(%rip)  # <PgRseq+0x4>
-	jne    <LWLockAcquire+0x149>
+	jne    <LWLockAcquire+0x148>
 	cmpb   $0x2,(%rip)  # <PgRseq>
 	mov    (%rip),%rax  # <PgRseq+0x8>
-	je     <LWLockAcquire+0x155>
+	je     <LWLockAcquire+0x14a>
 	cmpq   $0x0,0x8(%rax)
-	je     <LWLockAcquire+0x15b>
+	je     <LWLockAcquire+0x150>
 	mov    (%rip),%rax  # <PgRseq+0x10>
 	addq   $0x1,(%rax)
-	pop    %rbx
-	mov    %r14d,%eax
-	pop    %rbp
-	pop    %r12
-	pop    %r13
-	pop    %r14
-	ret
+	jmp    <LWLockAcquire+0xec>
 	movb   $0x1,0x1c(%rax)
-	jmp    <LWLockAcquire+0x137>
+	jmp    <LWLockAcquire+0x136>
 	lea    (%rip),%rcx  # <PgRseqMarker>
 	mov    %rcx,0x8(%rax)
-	jmp    <LWLockAcquire+0x13e>
+	jmp    <LWLockAcquire+0x13d>
 
