@@ -27,6 +27,14 @@ ratio statistics (analysis/stats.py) behind every summary.
         per-round ratios of arms to a baseline arm (default stock) pooled
         over payoff-lab folders in two groups, and the ratio of the groups
         (Welch interval and p, permutation p)
+  boots [--base ARM] [--arm ARM[,ARM]] [--workload NAME] [--json] LABDIR...
+  boots [--base ARM] [--json] LABDIR:ARM[,ARM] ... --vs LABDIR:ARM[,ARM] ...
+        the same ratios with the boot as the unit: one ratio per boot
+        folder (the geometric mean of its rounds' paired ratios), a t
+        interval over boots and an exact permutation test over boots
+        (with the smallest p the number of boots allows), and whether the
+        claim stands at the level of boots (at least 3 boots, interval
+        excluding 1, per-boot ratios on one side of 1)
   plot results SUMMARY_JSON OUT.png
         the auto/stock paired ratios with their 95 % intervals of a
         consolidated summary.json, one row per workload and vCPU count
@@ -82,6 +90,9 @@ def main(argv):
     if cmd == "compare":
         from . import compare
         run_main(compare.main, "analyse compare", ["analyse compare"] + rest)
+    if cmd == "boots":
+        from . import boots
+        run_main(boots.main, "analyse boots", ["analyse boots"] + rest)
     if cmd == "plot":
         from . import plot
         run_main(plot.main, "analyse plot", ["analyse plot"] + rest)

@@ -17,6 +17,15 @@
                           (Welch-Satterthwaite degrees of freedom);
   rounds_for(lo, hi, n)   the rounds a paired interval needs to shrink to
                           +-2 % at the spread its (lo, hi, n) show;
+  boots_one(logs)         boots as the units (analyse boots): one mean log
+                          ratio per boot -> ratio, 95 % t interval over
+                          boots (k - 1 df), t p, exact sign-flip permutation
+                          p and its floor 2 / 2^k, and the reasons a claim
+                          does not stand (fewer than 3 boots, interval
+                          with 1, per-boot ratios on both sides of 1);
+  boots_two(a, b)         two groups of boots: pooled t and exact
+                          permutation over labellings of the boots (the t
+                          quantiles of both computed here, without scipy);
   num, fmt, pct, nn       parsing a CSV cell (NaN when not a number),
                           formatting for Markdown ("n/a" for NaN/None),
                           rounding for JSON (None for NaN).
@@ -192,3 +201,162 @@ def f_test_p(sd_a, n_a, sd_b, n_b):
         return NAN
     f = (sd_a / sd_b) ** 2
     return min(1.0, 2 * min(sst.f.cdf(f, n_a - 1, n_b - 1), sst.f.sf(f, n_a - 1, n_b - 1)))
+
+
+# --- boots as the units (issue 42, item 3) ------------------------------
+# Rounds are nested in boots: a boot's rounds share its page layout, its
+# host neighbours and its guest's start-up, so they are not independent
+# repetitions of the comparison. These functions take one value per boot
+# (the mean log ratio of its rounds) and need no scipy: the t quantile is
+# computed here (regularized incomplete beta, stdlib only).
+
+def _betacf(a, b, x):
+    """continued fraction of the regularized incomplete beta (modified Lentz)"""
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betai(a, b, x):
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1.0 - x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_sf2(t, df):
+    """two-sided tail P(|T| >= |t|) of Student's t with df degrees of freedom (stdlib)"""
+    return _betai(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_quantile(p, df):
+    """the p quantile (p > 0.5) of Student's t with df degrees of freedom (stdlib, bisection)"""
+    lo, hi = 0.0, 1e7
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1 - t_sf2(mid, df) / 2 < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def boot_verdict(k, lo, hi, values, ref=0.0):
+    """why a boot-level claim does (not) stand: [] if it stands, else the
+    reasons: fewer than 3 boots; the interval includes 1 (or none); the
+    per-boot values on both sides of ref (1 as a ratio)"""
+    why = []
+    if k < 3:
+        why.append("fewer than 3 boots")
+    if lo is None or hi is None or lo <= 1 <= hi:
+        why.append("the boot-level interval includes 1" if lo is not None else "no boot-level interval")
+    if any(v > ref for v in values) and any(v < ref for v in values):
+        why.append("the per-boot ratios disagree (some above 1, some below)")
+    return why
+
+
+def perm_floor_note(perm_min):
+    """the reason a permutation test over so few boots cannot show a
+    difference at the 5 % level, or None"""
+    if perm_min is not None and perm_min > 0.05:
+        return f"the exact permutation test over these boots cannot go below p = {perm_min:.3g}"
+    return None
+
+
+def boots_one(logs):
+    """One group of boots, each given as its mean log ratio (ln of the
+    geometric mean of its rounds' paired ratios). Returns a dict:
+      k          boots;
+      ratio      exp(mean of the boot values);
+      lo, hi     95 % interval, Student's t on the boot values, k - 1 df
+                 (None below 2 boots or with no spread);
+      t_p        two-sided one-sample t p of mean = 0 (None likewise);
+      perm_p     exact sign-flip permutation p over boots: the share of
+                 the 2^k ways of giving each boot value a sign whose |mean|
+                 is at least the observed one (two-sided);
+      perm_min   the smallest p any data of k boots can give: 2 / 2^k;
+      why        boot_verdict's reasons ([] when the claim stands)."""
+    k = len(logs)
+    if k == 0:
+        raise ValueError("no boot")
+    m = st.mean(logs)
+    lo = hi = tp = None
+    if k >= 2:
+        se = st.stdev(logs) / math.sqrt(k)
+        if se > 0:
+            q = t_quantile(0.975, k - 1)
+            lo, hi = math.exp(m - q * se), math.exp(m + q * se)
+            tp = t_sf2(m / se, k - 1)
+    obs, hits, n = abs(m), 0, 0
+    for signs in range(2 ** k):
+        s = sum(x if signs >> i & 1 else -x for i, x in enumerate(logs))
+        n += 1
+        if abs(s / k) >= obs - 1e-12:
+            hits += 1
+    return {"k": k, "ratio": math.exp(m), "lo": lo, "hi": hi, "t_p": tp, "perm_p": hits / n,
+            "perm_min": 2 / 2 ** k, "why": boot_verdict(k, lo, hi, logs) + [x for x in [perm_floor_note(2 / 2 ** k)] if x]}
+
+
+def boots_two(a, b):
+    """Two groups of boot values (mean log ratios): the ratio of the groups
+    exp(mean a - mean b); a 95 % interval and p from Student's t with
+    pooled variance (na + nb - 2 df; None without a degree of freedom or
+    spread); the exact two-sided permutation p over the C(na + nb, na)
+    labellings of the boots, and the smallest p any labelling gives
+    (perm_min: the share of labellings as extreme as the most extreme)."""
+    import itertools
+    na, nb = len(a), len(b)
+    if not na or not nb:
+        raise ValueError("a group has no boot")
+    d = st.mean(a) - st.mean(b)
+    lo = hi = tp = None
+    df = na + nb - 2
+    if df >= 1:
+        ss = sum((x - st.mean(a)) ** 2 for x in a) + sum((x - st.mean(b)) ** 2 for x in b)
+        se = math.sqrt(ss / df * (1 / na + 1 / nb))
+        if se > 0:
+            q = t_quantile(0.975, df)
+            lo, hi, tp = math.exp(d - q * se), math.exp(d + q * se), t_sf2(d / se, df)
+    pool = list(a) + list(b)
+    total = sum(pool)
+    diffs = []
+    for idx in itertools.combinations(range(len(pool)), na):
+        sa = sum(pool[i] for i in idx)
+        diffs.append(abs(sa / na - (total - sa) / nb))
+    hits = sum(1 for x in diffs if x >= abs(d) - 1e-12)
+    top = max(diffs)
+    why = []
+    if min(na, nb) < 3:
+        why.append("fewer than 3 boots in a group")
+    if lo is None or lo <= 1 <= hi:
+        why.append("the boot-level interval includes 1" if lo is not None else "no boot-level interval")
+    if (max(a) - min(b)) * (min(a) - max(b)) < 0:
+        why.append("the groups' boot values overlap")
+    pmin = sum(1 for x in diffs if x >= top - 1e-12) / len(diffs)
+    why += [x for x in [perm_floor_note(pmin)] if x]
+    return {"k": [na, nb], "ratio": math.exp(d), "lo": lo, "hi": hi, "t_p": tp, "df": df,
+            "perm_p": hits / len(diffs), "perm_min": pmin,
+            "labellings": len(diffs), "why": why}
