@@ -37,12 +37,15 @@ the boots with the smallest p any labelling can give.
 Verdict: a boot-level claim stands when there are at least 3 boots (in each
 group), the boot-level interval excludes 1 and the per-boot ratios lie on
 one side of 1 (two groups: the groups' boot values do not overlap);
-otherwise the reasons are printed. The permutation floor is printed too:
-below 6 boots (one group) no permutation test over boots reaches p < 0.05.
+otherwise the reasons are printed. The permutation floor is said beside
+the verdict: below 6 boots (one group) no permutation test over boots can
+give p <= 0.05, whatever the data, so a claim that stands on fewer boots
+stands on the t interval alone (which assumes normal boot values of one
+variance, nothing so few boots can check).
 
 Output: Markdown on stdout; --json: {"base", "workloads": [{"workload",
 "vcpus", "arms", "boots": [{"boot", "rounds", "ratio"}], "over_boots":
-{"k", "ratio", "lo", "hi", "t_p", "perm_p", "perm_min", "why"},
+{"k", "ratio", "lo", "hi", "t_p", "perm_p", "perm_min", "why", "note"},
 "pooled_rounds": {"rounds", "ratio"}}]} (two groups: "groups": [[boots],
 [boots]] and "over_boots" with "df" and "labellings"). Ratios rounded to 4
 decimals, p to 4.
@@ -71,7 +74,8 @@ def usage(msg):
 
 def boot_rounds(labdir):
     """{boot folder: {(workload, vcpus): {(tag, round): {arm: ln tps}}}} of one LABDIR"""
-    paths = sorted(glob.glob(os.path.join(glob.escape(labdir), "*", "runs.csv")))
+    # by boot folder (v8 before v8-r7)
+    paths = sorted(glob.glob(os.path.join(glob.escape(labdir), "*", "runs.csv")), key=os.path.dirname)
     if not paths:
         raise ValueError(f"{labdir}: no */runs.csv (not a payoff-lab folder?)")
     out = OrderedDict()
@@ -127,6 +131,11 @@ def cell(o):
     return f"{o['ratio']:.3f}{iv}{tp}, permutation p {o['perm_p']:.3f} (smallest possible {o['perm_min']:.3g})"
 
 
+def verdict(o):
+    v = "boot level: " + ("stands" if not o["why"] else "does not stand: " + "; ".join(o["why"]))
+    return v + (f" (and {o['note']})" if o.get("note") else "")
+
+
 def one_group(labdirs, base, arms, workload, as_json):
     per = OrderedDict()   # (workload, vcpus) -> [(boot, base, arms, values)]
     for d in labdirs:
@@ -168,7 +177,7 @@ def one_group(labdirs, base, arms, workload, as_json):
         print(f"\nover {o['k']} boot(s): {cell(o)}")
         print(f"rounds pooled as if independent ({x['pooled_rounds']['rounds']} rounds; not a boot-level figure): "
               f"{x['pooled_rounds']['ratio']:.3f}")
-        print("boot level: " + ("stands" if not o["why"] else "does not stand: " + "; ".join(o["why"])) + "\n")
+        print(verdict(o) + "\n")
     return 0
 
 
@@ -203,7 +212,7 @@ def two_groups(groups, base, workload, as_json):
             print(f"| {'AB'[gi]} | {x['boot']} | {','.join(x['arms'])} | {x['rounds']} | {x['ratio']:.3f} |")
     print(f"\nA/B over boots ({o['k'][0]} against {o['k'][1]}; Student's t, pooled variance, {o['df']} df; "
           f"exact permutation over {o['labellings']} labellings): {cell(o)}")
-    print("boot level: " + ("stands" if not o["why"] else "does not stand: " + "; ".join(o["why"])))
+    print(verdict(o))
     return 0
 
 

@@ -298,7 +298,9 @@ def boots_one(logs):
                  the 2^k ways of giving each boot value a sign whose |mean|
                  is at least the observed one (two-sided);
       perm_min   the smallest p any data of k boots can give: 2 / 2^k;
-      why        boot_verdict's reasons ([] when the claim stands)."""
+      why        boot_verdict's reasons ([] when the claim stands);
+      note       perm_floor_note: said when even the most extreme data of
+                 k boots could not give p <= 0.05 (below 6 boots), else None."""
     k = len(logs)
     if k == 0:
         raise ValueError("no boot")
@@ -317,7 +319,7 @@ def boots_one(logs):
         if abs(s / k) >= obs - 1e-12:
             hits += 1
     return {"k": k, "ratio": math.exp(m), "lo": lo, "hi": hi, "t_p": tp, "perm_p": hits / n,
-            "perm_min": 2 / 2 ** k, "why": boot_verdict(k, lo, hi, logs) + [x for x in [perm_floor_note(2 / 2 ** k)] if x]}
+            "perm_min": 2 / 2 ** k, "why": boot_verdict(k, lo, hi, logs), "note": perm_floor_note(2 / 2 ** k)}
 
 
 def boots_two(a, b):
@@ -356,7 +358,6 @@ def boots_two(a, b):
     if (max(a) - min(b)) * (min(a) - max(b)) < 0:
         why.append("the groups' boot values overlap")
     pmin = sum(1 for x in diffs if x >= top - 1e-12) / len(diffs)
-    why += [x for x in [perm_floor_note(pmin)] if x]
     return {"k": [na, nb], "ratio": math.exp(d), "lo": lo, "hi": hi, "t_p": tp, "df": df,
-            "perm_p": hits / len(diffs), "perm_min": pmin,
+            "perm_p": hits / len(diffs), "perm_min": pmin, "note": perm_floor_note(pmin),
             "labellings": len(diffs), "why": why}
