@@ -656,7 +656,9 @@ extern unsigned rseq_slice_granted(rseq_slice_state *s, int granted);
  *
  * How: debug mode evaluates rseq_cs at every system call return and clears
  * an empty-range descriptor there; otherwise only a deschedule (on 7.x one
- * after an interrupt or exception from user mode) or a signal clears it.
+ * after an interrupt or exception from user mode) or a signal (on 7.x with
+ * a V2 area only one delivered on an interrupt or exception return) clears
+ * it.
  * The probe arms our marker, makes a system call (getppid), and looks;
  * twice, so that a deschedule between cannot pass for debug mode.
  * Returns 1 (debug mode seen: keep yielding), 0 (not seen), -1 (cannot
@@ -829,11 +831,13 @@ rseq_slice_close_upstream(rseq_slice_state *s, volatile rseq_slice_area *a,
  * The marker is an empty-range rseq_cs descriptor (valid for the life of
  * the process): leaving it armed between sections only means that the
  * kernel clears it at the next preemption, context switch (kernels up to
- * 6.18, either registration) or signal, as it would inside a section.  A
- * foreign descriptor found in rseq_cs (another rseq user's, necessarily
- * stale: no other rseq critical section can be running while this C code
- * runs, and the kernel clears rseq_cs before delivering a signal) is left
- * alone until the kernel clears it; it then acts as the marker.
+ * 6.18, either registration) or signal (on 7.x with a V2 area only one
+ * delivered on an interrupt or exception return), as it would inside a
+ * section.  A foreign descriptor found in rseq_cs (another rseq user's,
+ * necessarily stale: no other rseq critical section can be running while
+ * this C code runs, since a signal handler can only have interrupted one
+ * by an interrupt or exception, on whose return the kernel aborted it) is
+ * left alone until the kernel clears it; it then acts as the marker.
  */
 /* The bodies of rseq_slice_enter after the dispatch (see RSEQ_SLICE_DISPATCH). */
 /*
