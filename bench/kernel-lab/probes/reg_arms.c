@@ -26,7 +26,10 @@
  *     unregistered again: the thread had none)
  *   - the kernel wrote a CPU number into the registered area's cpu_id
  *   - prctl(PR_RSEQ_SLICE_EXTENSION, GET): 1 for VE, not 1 for the others;
- *     the area's flags: SLICE_EXT_ENABLED (bit 5) set for VE only
+ *     the area's flags: SLICE_EXT_ENABLED (bit 5) set for VE only;
+ *     SLICE_EXT_AVAILABLE (bit 4), which 7.x writes at registration for a
+ *     V2 registration only (the kernel's ABI version), set for V and VE and
+ *     clear for L and Lp
  *   - the forked children (ping-pong partner, hog) inherit the registration:
  *     the ping-pong child checks it again (EBUSY) and exits 3 otherwise
  *
@@ -329,6 +332,18 @@ main(int argc, char **argv)
 	}
 	else if (get == 1 || (flags & RSEQ_SLICE_CPU_FLAG_ENABLED))
 		FAIL_ARM("slice extension enabled (prctl GET %ld, area flags 0x%x)", get, flags);
+	/*
+	 * The kernel's own word on the ABI version: at registration 7.x writes
+	 * SLICE_EXT_AVAILABLE into the area's flags for a V2 registration only
+	 * (kernel/rseq.c rseq_register, when the extension is on system-wide),
+	 * 0 for a 32-byte one.
+	 */
+	if (area != NULL && reg_len == RSEQ_SLICE_ORIG_SIZE && (flags & RSEQ_SLICE_CPU_FLAG_AVAILABLE))
+		FAIL_ARM("a 32-byte registration with SLICE_EXT_AVAILABLE in its flags (0x%x)", flags);
+	if (area != NULL && reg_len > RSEQ_SLICE_ORIG_SIZE && fsize >= RSEQ_SLICE_FEATURE_SIZE_SLICE &&
+		!(flags & RSEQ_SLICE_CPU_FLAG_AVAILABLE) && get_errno != RSEQ_SLICE_ENOTSUPP)
+		FAIL_ARM("a %u-byte registration without SLICE_EXT_AVAILABLE in its flags (0x%x): not V2 to the kernel",
+				 reg_len, flags);
 
 	uname(&u);
 	printf("arm %s\nkernel %s\nglibc %s\nglibc_rseq_size %u\nglibc_rseq_offset %ld\nfeature_size %u\n"
