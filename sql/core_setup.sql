@@ -15,10 +15,12 @@ FROM pg_rseq_kernel();
 SELECT rseq_registered, rseq_owner FROM pg_rseq_kernel();
 
 -- descheduled_counts follows the kernel release: up to 6.18 every context
--- switch, from 6.19 on interrupt and exception entries from user mode
+-- switch outside reported waits (the core counts those in
+-- slept_while_holding), from 6.19 on interrupt and exception entries from
+-- user mode
 SELECT CASE WHEN split_part(kernel_release, '.', 1)::int * 1000
                  + substring(split_part(kernel_release, '.', 2) FROM '^[0-9]+')::int <= 6018
-            THEN descheduled_counts LIKE 'every context switch of the holder:%'
+            THEN descheduled_counts LIKE 'context switches of the holder outside reported waits:%'
             ELSE descheduled_counts LIKE 'entries from user mode by an interrupt or exception only:%'
        END AS descheduled_counts_follows_release
 FROM pg_rseq_kernel();

@@ -1,9 +1,11 @@
 --
 -- Upgrade on the core: install 1.2.1, use it (the module serves it on the
 -- core), GRANT on a view and on the reset, ALTER EXTENSION pg_rseq UPDATE
--- to 1.3.0: pg_rseq_kernel() gains descheduled_counts, the GRANTs on the
--- kept objects stay, and the objects equal a fresh install's.  Older
--- versions (1.0.0) still work on the core.
+-- to the default version (1.4.0, through 1.3.0): pg_rseq_kernel() gains
+-- descheduled_counts (1.3.0), pg_stat_rseq and pg_stat_rseq_totals
+-- slept_while_holding (1.4.0: re-created, so privileges changed on them go
+-- back to the defaults, as documented), the GRANTs on the kept objects
+-- stay, and the objects equal a fresh install's.  Older versions (1.0.0) still work on the core.
 --
 DROP EXTENSION pg_rseq;
 CREATE EXTENSION pg_rseq VERSION '1.2.1';
@@ -36,18 +38,22 @@ SELECT count(*) AS own_rows FROM pg_stat_rseq WHERE pid = pg_backend_pid() AND s
 CREATE ROLE regress_rseq_plain;
 GRANT SELECT ON pg_stat_rseq TO regress_rseq_plain;
 GRANT EXECUTE ON FUNCTION pg_stat_rseq_reset() TO regress_rseq_plain;
+-- a REVOKE on a view that the update re-creates
+REVOKE SELECT ON pg_stat_rseq_totals FROM PUBLIC;
 
 ALTER EXTENSION pg_rseq UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
 SELECT pg_get_function_arguments('pg_rseq_kernel'::regproc) LIKE '%, OUT descheduled_counts text' AS has_descheduled_counts;
 SELECT lock_layer, mode, descheduled_counts IS NOT NULL AS descheduled_counts_given FROM pg_rseq_kernel();
-SELECT sections > 0 AS sections_counted FROM pg_stat_rseq_totals;
--- the GRANTs on kept objects stay
+SELECT sections > 0 AS sections_counted, slept_while_holding IS NOT NULL AS slept_counted FROM pg_stat_rseq_totals;
+SELECT count(*) AS own_rows FROM pg_stat_rseq WHERE pid = pg_backend_pid() AND slept_while_holding >= 0;
+-- the GRANT on a kept object stays; the re-created views are back at the
+-- defaults (readable by everyone)
+SELECT has_function_privilege('regress_rseq_plain', 'pg_stat_rseq_reset()', 'EXECUTE') AS reset_grant_kept;
 SELECT relacl::text LIKE '%regress_rseq_plain%' AS view_grant_kept
 FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
-SELECT has_function_privilege('regress_rseq_plain', 'pg_stat_rseq_reset()', 'EXECUTE') AS reset_grant_kept;
+SELECT has_table_privilege('regress_rseq_plain', 'pg_stat_rseq_totals', 'SELECT') AS totals_readable_again;
 SELECT obj_description('pg_stat_rseq_totals'::regproc, 'pg_proc') ~ 'On the core series' AS comment_describes_core;
-REVOKE SELECT ON pg_stat_rseq FROM regress_rseq_plain;
 REVOKE EXECUTE ON FUNCTION pg_stat_rseq_reset() FROM regress_rseq_plain;
 
 -- the same objects as a fresh install

@@ -180,13 +180,18 @@ FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
 -- 1.2.0 -> 1.2.1: a comment only, nothing dropped: a GRANT made on 1.2.0
 -- is kept; the comment gives the rule on addresses
 GRANT SELECT ON pg_stat_rseq TO regress_rseq_plain;
-ALTER EXTENSION pg_rseq UPDATE;
+ALTER EXTENSION pg_rseq UPDATE TO '1.2.1';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
 SELECT relacl::text LIKE '%regress_rseq_plain%' AS grant_kept
 FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
 SELECT obj_description('pg_rseq_backend_state'::regproc, 'pg_proc') ~ 'privileges\s+of pg_read_server_files'
            AS comment_names_pg_read_server_files;
-REVOKE SELECT ON pg_stat_rseq FROM regress_rseq_plain;
+-- on to the default version: 1.3.0 keeps pg_stat_rseq, 1.4.0 re-creates it
+-- (slept_while_holding), so the GRANT is gone, as documented
+ALTER EXTENSION pg_rseq UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_rseq';
+SELECT relacl::text LIKE '%regress_rseq_plain%' AS grant_kept
+FROM pg_class WHERE oid = 'pg_stat_rseq'::regclass;
 -- the same objects as a fresh install (rseq_fresh, above)
 DROP TABLE rseq_updated;
 CREATE TEMP TABLE rseq_updated AS SELECT * FROM rseq_objects;

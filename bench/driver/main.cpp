@@ -36,7 +36,7 @@ const std::vector<std::string> kCounterCols = {
 
 // The pg_rseq version the driver installs and reads (its control file's
 // default_version).
-const char* const kExtVersion = "1.3.0";
+const char* const kExtVersion = "1.4.0";
 
 // kCounterCols as a select list of pg_stat_rseq_totals: since 1.2.0 the
 // view shows grants_in_place (= grants - revoked) and requests_cleared (=
@@ -362,7 +362,7 @@ std::unique_ptr<Cluster> Runner::setup_side(const Side& s, const Workload& w, Cl
     if (!s.patched && has_guc)
         throw Error("side " + std::string(1, s.id) + ": " + s.prefix + " has rseq_slice_mode: not a stock server");
     try {
-        // The current version (the control file's default_version, 1.3.0),
+        // The current version (the control file's default_version, 1.4.0),
         // an older one updated to it.  The driver keeps the lock layer's
         // own names grants and revoked, read as grants_in_place +
         // requests_cleared and requests_cleared (kCounterSelect).

@@ -934,7 +934,7 @@ void write_report(const std::string& path, const RunData& d, const std::vector<s
         }
     }
     m << "Each side of each workload had its own fresh cluster: `initdb -N --no-locale -E UTF8`, the settings above, "
-         "`pgbench -i -q -s SCALE`, `CREATE EXTENSION pg_rseq` (its current version, 1.3.0; an older one updated with `ALTER EXTENSION pg_rseq UPDATE`), `VACUUM ANALYZE`, `CHECKPOINT`. Both servers of a "
+         "`pgbench -i -q -s SCALE`, `CREATE EXTENSION pg_rseq` (its current version, 1.4.0; an older one updated with `ALTER EXTENSION pg_rseq UPDATE`), `VACUUM ANALYZE`, `CHECKPOINT`. Both servers of a "
          "workload run at the same time (the idle one costs nothing). pgbench connects over the Unix socket "
          "(`-h <cluster folder>`), with `-n -c C -j J -T D -P D`; before each TPC-B round the driver does what pgbench "
          "would (VACUUM pgbench_branches and pgbench_tellers, TRUNCATE pgbench_history), before the counter reset.\n\n";

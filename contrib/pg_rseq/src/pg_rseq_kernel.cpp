@@ -309,6 +309,11 @@ RseqBackendState(FunctionCallInfo fcinfo)
  *                  (rseq_signal_deliver, include/linux/rseq.h of 7.2.13).
  *                  Measured: bench/results/kernel-lab/probes-20261206.
  *
+ * On the core series (PG_RSEQ_CORE) a reported wait whose switch cleared
+ * the marker is counted in slept_while_holding, not as a deschedule
+ * (lwlock_patch/core, PgRseqSleepBegin in storage/rseq_slice.h), and the
+ * text says so.
+ *
  * Input: the release as uname -r gives it ("6.18.3-amd64").  A release that
  * does not start with "major.minor" is reported as unknown.
  */
@@ -321,16 +326,30 @@ DescheduledCounts(const char *release)
 	if (release == nullptr || std::sscanf(release, "%u.%u", &major, &minor) != 2)
 		return "unknown: the kernel release does not start with major.minor";
 	if (major < 6 || (major == 6 && minor <= 18))
+	{
+#if PG_RSEQ_CORE
+		/* the core counts a wait's switch apart (PgRseqSleepBegin, storage/rseq_slice.h) */
+		return "context switches of the holder outside reported waits: preemptions, signal deliveries, "
+			"and sleeps in system calls that report no wait event; sleeps in reported waits (I/O, a "
+			"wait for another lock) are counted in slept_while_holding instead (Linux up to 6.18 "
+			"clears rseq_cs after every context switch)";
+#else
 		return "every context switch of the holder: preemptions and voluntary sleeps in system calls "
 			"(I/O, a wait for another lock), and signal deliveries (Linux up to 6.18 clears rseq_cs "
 			"after every context switch)";
+#endif
+	}
 #if defined(__x86_64__) || defined(__aarch64__)
 	return "entries from user mode by an interrupt or exception only: preemptions from user mode, "
 		"page faults that sleep, and signals (with a V2 registration only those delivered on an "
 		"interrupt or exception return, with a legacy one every delivery); not sleeps in system calls "
 		"(Linux 6.19 and later on x86_64 and arm64, legacy and V2 registrations alike, unless the "
 		"kernel's rseq debugging is on, which counts every context switch; measured on 7.2.13: a "
-		"100 us sleep while holding 0 of 200 times on either registration)";
+		"100 us sleep while holding 0 of 200 times on either registration)"
+#if PG_RSEQ_CORE
+		"; slept_while_holding counts only such switches inside a reported wait"
+#endif
+		;
 #else
 	return "unknown on this architecture (Linux 6.19 and later: it depends on the architecture's entry code)";
 #endif

@@ -128,7 +128,7 @@ SetOutcomes(Row<N> &row, size_t first, const Outcomes &o, bool descheduled_first
 
 	if (descheduled_first)
 		row.SetBigint(i++, o.descheduled);
-	if constexpr (api == Api::k1_2)
+	if constexpr (api == Api::k1_2 || api == Api::k1_4)
 	{
 		row.SetBigint(i++, o.grants_in_place);
 		row.SetBigint(i++, o.requests_cleared);
@@ -146,20 +146,26 @@ SetOutcomes(Row<N> &row, size_t first, const Outcomes &o, bool descheduled_first
 		row.SetBigint(i++, o.descheduled);
 }
 
-/* pg_stat_rseq: pid, backend_type, mode, the counters, stats_reset. */
+/*
+ * pg_stat_rseq: pid, backend_type, mode, the counters,
+ * slept_while_holding (1.4.0), stats_reset.
+ */
 constexpr size_t kBackendPid = 0;
 constexpr size_t kBackendType = 1;
 constexpr size_t kBackendMode = 2;
 constexpr size_t kBackendFirstCounter = 3;
-constexpr size_t kBackendStatsReset = kBackendFirstCounter + kCounterColumns;
+constexpr size_t kBackendSlept = kBackendFirstCounter + kCounterColumns;
+constexpr size_t kBackendStatsReset = kBackendSlept + 1;
 constexpr size_t kBackendColumns = kBackendStatsReset + 1;
 
-/* pg_stat_rseq_totals (1.1.0): the counters, detail, stats_reset. */
-constexpr size_t kTotalsDetail = kCounterColumns;
+/*
+ * pg_stat_rseq_totals: the counters, slept_while_holding (1.4.0), detail
+ * (1.1.0), stats_reset.
+ */
+constexpr size_t kTotalsSlept = kCounterColumns;
+constexpr size_t kTotalsDetail = kTotalsSlept + 1;
 constexpr size_t kTotalsStatsReset = kTotalsDetail + 1;
 constexpr size_t kTotalsColumns = kTotalsStatsReset + 1;
-/* 1.0.0 has no detail column. */
-constexpr size_t kTotalsColumns10 = kTotalsColumns - 1;
 
 /*
  * pg_stat_rseq_tranche: tranche, lock_kind, acquisitions, then the five
@@ -183,7 +189,43 @@ constexpr size_t kTrancheRevoked11 = kTrancheFirstOutcome + 4;
 constexpr size_t
 TotalsColumns(Api api)
 {
-	return api == Api::k1_0 ? kTotalsColumns10 : kTotalsColumns;
+	/* 1.0.0 has neither slept_while_holding nor detail, 1.1.0-1.3.0 no slept */
+	return api == Api::k1_0 ? kTotalsColumns - 2
+		: api == Api::k1_4 ? kTotalsColumns : kTotalsColumns - 1;
+}
+
+constexpr size_t
+BackendColumns(Api api)
+{
+	return api == Api::k1_4 ? kBackendColumns : kBackendColumns - 1;
+}
+
+/*
+ * Put a row built with 1.4.0's columns: as it is for 1.4.0, without
+ * slept_while_holding (column `slept_col`) for older versions and, for
+ * 1.0.0's pg_stat_rseq_totals (`with_detail`), without `detail` too, which
+ * follows slept_while_holding.
+ */
+template <Api api, size_t N>
+void
+PutVersionRow(FunctionCallInfo fcinfo, Row<N> &row, size_t slept_col,
+			  bool with_detail = false)
+{
+	if constexpr (api == Api::k1_4)
+		PutRow(fcinfo, row);
+	else
+	{
+		Row<N - 1>	old = WithoutColumn(row, slept_col);
+
+		if (api == Api::k1_0 && with_detail)
+		{
+			Row<N - 2>	older = WithoutColumn(old, slept_col);
+
+			PutRow(fcinfo, older);
+		}
+		else
+			PutRow(fcinfo, old);
+	}
 }
 
 constexpr size_t
@@ -409,6 +451,7 @@ CoreSince(PgRseqCounters *out, const PgRseqCounters &c, const PgRseqCounters &fr
 {
 	out->sections = Since(c.sections, from.sections);
 	out->descheduled = Since(c.descheduled, from.descheduled);
+	out->slept = Since(c.slept, from.slept);
 	out->grants_in_place = Since(c.grants_in_place, from.grants_in_place);
 	out->requests_cleared = Since(c.requests_cleared, from.requests_cleared);
 	out->yields_in_grant = Since(c.yields_in_grant, from.yields_in_grant);
@@ -422,6 +465,7 @@ CoreLater(PgRseqCounters *out, const PgRseqCounters &a, const PgRseqCounters &b)
 {
 	out->sections = Max(a.sections, b.sections);
 	out->descheduled = Max(a.descheduled, b.descheduled);
+	out->slept = Max(a.slept, b.slept);
 	out->grants_in_place = Max(a.grants_in_place, b.grants_in_place);
 	out->requests_cleared = Max(a.requests_cleared, b.requests_cleared);
 	out->yields_in_grant = Max(a.yields_in_grant, b.yields_in_grant);
@@ -435,6 +479,7 @@ CoreAdd(PgRseqCounters *sum, const PgRseqCounters &c)
 {
 	sum->sections += c.sections;
 	sum->descheduled += c.descheduled;
+	sum->slept += c.slept;
 	sum->grants_in_place += c.grants_in_place;
 	sum->requests_cleared += c.requests_cleared;
 	sum->yields_in_grant += c.yields_in_grant;
@@ -532,7 +577,7 @@ template <Api api>
 Datum
 StatRseq(FunctionCallInfo fcinfo)
 {
-	StartMaterializedSRF(fcinfo, "pg_stat_rseq", kBackendColumns);
+	StartMaterializedSRF(fcinfo, "pg_stat_rseq", BackendColumns(api));
 #if PG_RSEQ_PATCHED
 	{
 		bool		read_all = MayReadAllStats();
@@ -557,7 +602,8 @@ StatRseq(FunctionCallInfo fcinfo)
 			SetCounters<api>(row, kBackendFirstCounter, snap.c, detail);
 			if (snap.stats_reset != 0)
 				row.Set(kBackendStatsReset, TimestampTzGetDatum(snap.stats_reset));
-			PutRow(fcinfo, row);
+			/* slept_while_holding: not counted by the research layer */
+			PutVersionRow<api>(fcinfo, row, kBackendSlept);
 		}
 	}
 #elif PG_RSEQ_CORE
@@ -605,7 +651,8 @@ StatRseq(FunctionCallInfo fcinfo)
 				row.SetText(kBackendMode, mode);
 				SetCoreCounters<api>(row, kBackendFirstCounter, own);
 				row.Set(kBackendStatsReset, TimestampTzGetDatum(start));
-				PutRow(fcinfo, row);
+				row.SetBigint(kBackendSlept, own.slept);
+				PutVersionRow<api>(fcinfo, row, kBackendSlept);
 			}
 			LWLockRelease(&b->lock);
 		}
@@ -637,14 +684,8 @@ StatRseqTotals(FunctionCallInfo fcinfo)
 		row.Set(kTotalsDetail, BoolGetDatum(DetailCounted()));
 		if (reset != 0)
 			row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
-		if constexpr (api == Api::k1_0)
-		{
-			Row<kTotalsColumns10> old = WithoutColumn(row, kTotalsDetail);
-
-			PutRow(fcinfo, old);
-		}
-		else
-			PutRow(fcinfo, row);
+		/* slept_while_holding: not counted by the research layer */
+		PutVersionRow<api>(fcinfo, row, kTotalsSlept, true);
 	}
 #elif PG_RSEQ_CORE
 	if (PgRseqNumSlots() > 0)
@@ -657,14 +698,8 @@ StatRseqTotals(FunctionCallInfo fcinfo)
 		/* the core has no detail counters */
 		row.Set(kTotalsDetail, BoolGetDatum(false));
 		row.Set(kTotalsStatsReset, TimestampTzGetDatum(reset));
-		if constexpr (api == Api::k1_0)
-		{
-			Row<kTotalsColumns10> old = WithoutColumn(row, kTotalsDetail);
-
-			PutRow(fcinfo, old);
-		}
-		else
-			PutRow(fcinfo, row);
+		row.SetBigint(kTotalsSlept, sum.slept);
+		PutVersionRow<api>(fcinfo, row, kTotalsSlept, true);
 	}
 #endif
 	return static_cast<Datum>(0);
@@ -877,6 +912,21 @@ PG_RSEQ_FUNCTION(pg_stat_rseq_totals_1_2)
 PG_RSEQ_FUNCTION(pg_stat_rseq_tranche_1_2)
 {
 	return StatRseqTranche<Api::k1_2>(fcinfo);
+}
+
+/*
+ * The 1.4.0 entry points: the 1.2.0 columns plus slept_while_holding
+ * (reported waits inside a lock hold whose context switch the kernel
+ * flagged; counted by the core series only, NULL elsewhere).
+ */
+PG_RSEQ_FUNCTION(pg_stat_rseq_1_4)
+{
+	return StatRseq<Api::k1_4>(fcinfo);
+}
+
+PG_RSEQ_FUNCTION(pg_stat_rseq_totals_1_4)
+{
+	return StatRseqTotals<Api::k1_4>(fcinfo);
 }
 
 /*

@@ -260,3 +260,45 @@ PG_RSEQ_FUNCTION(pg_rseq_test_signal_in_lwlocks)
 					MyProcPid, failed, std::strerror(err));
 	PG_RETURN_VOID();
 }
+
+/*
+ * pg_rseq_test_sleep_in_lwlocks(n integer, sleeps integer) returns void
+ * (1.4.0): take n (0 .. 64) LWLocks of tranche "pg_rseq_test" in exclusive
+ * mode, sleep `sleeps` (1 .. 1000) times 1 ms while holding them, each
+ * sleep inside a reported wait (WAIT_EVENT_PG_SLEEP, as pg_sleep()
+ * reports it), and release them, innermost first.  On the core series
+ * with a mode that counts and a kernel that clears rseq_cs at voluntary
+ * context switches (Linux up to 6.18), each sleep adds 1 to this
+ * backend's slept_while_holding and none to descheduled_while_holding
+ * (unless the kernel also preempts it while it holds them); from 6.19 on
+ * neither grows.  Superuser only; n's errors as
+ * pg_rseq_test_error_in_lwlocks; sleeps NULL (22004) or outside 1..1000
+ * (22023).  pg_usleep() cannot raise an error, and neither can the wait
+ * reporting, so nothing unwinds while the locks are held.
+ */
+PG_RSEQ_FUNCTION(pg_rseq_test_sleep_in_lwlocks)
+{
+	int32		n = CheckTestArgs(fcinfo, "pg_rseq_test_sleep_in_lwlocks");
+	int32		sleeps;
+	TestLocks  *t;
+
+	if (PG_ARGISNULL(1))
+		throw Error(ERRCODE_NULL_VALUE_NOT_ALLOWED,
+					"number of sleeps must not be NULL");
+	sleeps = PG_GETARG_INT32(1);
+	if (sleeps < 1 || sleeps > 1000)
+		throw Error(ERRCODE_INVALID_PARAMETER_VALUE,
+					"number of sleeps must be between 1 and 1000, not %d", sleeps);
+	t = GetTestLocks();
+	for (int i = 0; i < n; i++)
+		LWLockAcquire(&t->locks[i], LW_EXCLUSIVE);
+	for (int s = 0; s < sleeps; s++)
+	{
+		pgstat_report_wait_start(WAIT_EVENT_PG_SLEEP);
+		pg_usleep(1000L);
+		pgstat_report_wait_end();
+	}
+	for (int i = n - 1; i >= 0; i--)
+		LWLockRelease(&t->locks[i]);
+	PG_RETURN_VOID();
+}

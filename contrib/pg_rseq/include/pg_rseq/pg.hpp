@@ -82,6 +82,7 @@ extern "C" {
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
+#include "utils/wait_event.h"
 
 #if PG_RSEQ_PATCHED
 #include "storage/rseq_stats.h"
@@ -90,7 +91,6 @@ extern "C" {
 #include "postmaster/bgworker.h"
 #include "storage/proc.h"
 #include "storage/rseq_slice.h"
-#include "utils/wait_event.h"
 #else
 #include "../../../../lwlock_patch/rseq_slice.h"
 #endif

@@ -122,7 +122,9 @@ enum class Api
 	k1_0,						/* pg_rseq--1.0.0.sql */
 	k1_1,						/* pg_rseq--1.1.0.sql */
 	k1_2,						/* pg_rseq--1.2.0.sql (and 1.2.1) */
-	k1_3						/* pg_rseq--1.3.0.sql: pg_rseq_kernel() only */
+	k1_3,						/* pg_rseq--1.3.0.sql: pg_rseq_kernel() only */
+	k1_4						/* pg_rseq--1.4.0.sql: slept_while_holding in
+								 * pg_stat_rseq and pg_stat_rseq_totals */
 };
 
 /* ----------
