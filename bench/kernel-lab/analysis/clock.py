@@ -182,7 +182,11 @@ def main(labdir):
         if m and os.path.exists(os.path.join(d, "qemu-settings.txt")):
             steps[name] = {"dir": d, "model": m.group(1) + m.group(2), "kind": m.group(3)}
     if not steps:
-        print(f"analyse summarise clock: no step folders (MODEL-bN, MODEL-hog with qemu-settings.txt) in {labdir}", file=sys.stderr)
+        packed = os.path.join(labdir, "raw.tar.xz")
+        hint = (f" (the committed folders keep them packed: `tar -xJf raw.tar.xz` in {labdir} restores them)"
+                if os.path.exists(packed) else "")
+        print(f"analyse summarise clock: no step folders (MODEL-bN, MODEL-hog with qemu-settings.txt) in {labdir}{hint}",
+              file=sys.stderr)
         return 1
     # order: model, then b1, b2, ..., hog
     corder = {"icount": 0, "rr": 1, "par": 2, "tcg": 3}

@@ -360,7 +360,9 @@ def main(labdir):
     section_steps(labdir)
     section_verdicts(labdir)
     if not rows:
-        print("No pgbench runs (runs.csv) found.")
+        print("No pgbench runs (runs.csv) found."
+              + (" The committed folder keeps its boot folders packed: `tar -xJf raw.tar.xz` in it restores them."
+                 if os.path.exists(os.path.join(labdir, "raw.tar.xz")) else ""))
         return 1 if not os.path.exists(os.path.join(labdir, "selftest.md")) else 0
     section_perf(rows)
     section_sweep(rows)

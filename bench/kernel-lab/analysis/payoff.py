@@ -2,7 +2,8 @@
 
 Input: LABDIR/runs.csv, or else the runs.csv of every boot folder LABDIR/*/
 (written by payoff-in-guest; columns in its --help), LABDIR/*/qemu-settings.txt
-(clock), LABDIR/steps.csv, LABDIR/commands.log, LABDIR/provenance.txt.
+(clock) and LABDIR/*/facts.txt (each also read from the boot folder's
+raw.tar.xz, where the committed folders keep them), LABDIR/steps.csv, LABDIR/commands.log, LABDIR/provenance.txt.
 
 Output: LABDIR/summary.md (Markdown) and LABDIR/summary.json; with --stdout
 the Markdown goes to stdout instead. Per workload and vCPU count (rows with
@@ -108,7 +109,7 @@ import statistics as st
 import sys
 from collections import OrderedDict
 
-from .files import kv_file
+from .files import boot_files, kv_file, kv_text
 from .lab import kernel_relations, observed
 from .stats import HAVE_SCIPY, NAN, f_test_p, fmt, median_interval, nn, num, paired, pct, ratio_obj
 
@@ -153,8 +154,10 @@ def read_rows(labdir, name="runs.csv"):
 
 def clock_of(labdir):
     clocks = set()
-    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")) + glob.glob(os.path.join(labdir, "qemu-settings*.txt")):
-        c = kv_file(p).get("clock")
+    kvs = [kv_text(t) for _, t in boot_files(labdir, "qemu-settings.txt")]
+    kvs += [kv_file(p) for p in glob.glob(os.path.join(labdir, "qemu-settings*.txt"))]
+    for kv in kvs:
+        c = kv.get("clock")
         if c:
             clocks.add(c.split()[0])
     return "/".join(sorted(clocks)) if clocks else "unknown"
@@ -165,8 +168,8 @@ def boot_settings(labdir, clocks, key, default):
     one of `clocks` (`default` where a boot's file lacks the key: written
     before the option existed)."""
     vals = set()
-    for p in glob.glob(os.path.join(labdir, "*", "qemu-settings.txt")):
-        kv = kv_file(p)
+    for _, text in boot_files(labdir, "qemu-settings.txt"):
+        kv = kv_text(text)
         if kv.get("clock", "").split()[:1] and kv["clock"].split()[0] in clocks:
             vals.add(kv.get(key, default))
     return vals
@@ -209,9 +212,8 @@ def preempt_of(labdir):
     into facts.txt ("sched/preempt: full (lazy)" -> "lazy"), "/"-joined if
     the boots differ; None where no boot's facts say."""
     ms = set()
-    for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
-        with open(p, errors="replace") as f:
-            lines = f.read().splitlines()
+    for _, text in boot_files(labdir, "facts.txt"):
+        lines = text.splitlines()
         # payoff-in-guest's own check (payoff-lab --preempt) first: 7.x's
         # sched/preempt brackets none of its entries under none or voluntary
         forced = [ln.rsplit(":", 1)[1].strip() for ln in lines if ln.startswith("preemption model requested and in force:")]
@@ -233,9 +235,8 @@ def setting_of(labdir, pattern, before):
     line lacks it (written before the option existed), "/"-joined if the
     boots differ; None where no boot has facts.txt."""
     vals = set()
-    for p in glob.glob(os.path.join(labdir, "*", "facts.txt")):
-        with open(p, errors="replace") as f:
-            m = re.search(r"^settings: .*; " + pattern, f.read(), re.M)
+    for _, text in boot_files(labdir, "facts.txt"):
+        m = re.search(r"^settings: .*; " + pattern, text, re.M)
         vals.add(m.group(1) if m else before)
     return "/".join(sorted(vals)) if vals else None
 

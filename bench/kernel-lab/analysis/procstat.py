@@ -31,10 +31,11 @@ Facts: USER_HZ is 100 on x86-64 (/proc/stat, proc(5)).
 
 import collections
 import csv
-import glob
 import os
 import re
 import sys
+
+from .files import boot_files
 
 JIFFY_US = 10000.0
 KEYS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "ctxt", "intr", "exit", "fastp")
@@ -43,21 +44,20 @@ OPT_KEYS = ("pgfault", "pgmajfault")
 LINE = re.compile(r"^(\S+) (\S+) (\S+) r(\d+) (before|after):\s+(.*)$")
 
 
-def parse_log(path):
-    """{(tag, workload, arm, round): (before dict, after dict)}"""
+def parse_log(text):
+    """{(tag, workload, arm, round): (before dict, after dict)} of a procstat.log's text"""
     seen = {}
-    with open(path) as f:
-        for line in f:
-            m = LINE.match(line.rstrip("\n"))
-            if not m:
-                continue
-            vals = {}
-            for kv in m.group(6).split():
-                k, _, v = kv.partition("=")
-                if v.isdigit():
-                    vals[k] = int(v)
-            key = (m.group(1), m.group(2), m.group(3), m.group(4))
-            seen.setdefault(key, {})[m.group(5)] = vals
+    for line in text.splitlines():
+        m = LINE.match(line.rstrip("\n"))
+        if not m:
+            continue
+        vals = {}
+        for kv in m.group(6).split():
+            k, _, v = kv.partition("=")
+            if v.isdigit():
+                vals[k] = int(v)
+        key = (m.group(1), m.group(2), m.group(3), m.group(4))
+        seen.setdefault(key, {})[m.group(5)] = vals
     return seen
 
 
@@ -76,7 +76,7 @@ def main(argv):
     if not os.path.exists(runs_csv):
         print(f"analyse summarise procstat: no {runs_csv}", file=sys.stderr)
         return 1
-    logs = sorted(glob.glob(os.path.join(folder, "v*", "procstat.log")))
+    logs = boot_files(folder, "procstat.log", "v*")
     if not logs:
         print(f"analyse summarise procstat: no {folder}/vN/procstat.log (runs before 2026-12-02 have none)",
               file=sys.stderr)
@@ -94,8 +94,8 @@ def main(argv):
     acc = collections.OrderedDict()
     skipped = 0
     seen = {}
-    for path in logs:
-        seen.update(parse_log(path))
+    for _, text in logs:
+        seen.update(parse_log(text))
     covered = {k[:2] for k in seen}   # (boot, workload) pairs the logs cover
     for key in xacts:
         if key[:2] in covered and key not in discard and key not in seen:
