@@ -109,13 +109,13 @@ CheckTestArgs(FunctionCallInfo fcinfo, const char *funcname)
  * space, and wait for it without a system call.
  *
  * Why not kill(): a signal a thread sends itself is delivered on the way
- * out of that system call, and Linux 6.19 and later (every 7.x) on x86_64
- * and arm64 look at rseq_cs at delivery only when the thread came from
- * user space through an interrupt or exception, for legacy and V2
- * registrations alike (rseq_signal_deliver in include/linux/rseq.h,
- * 7.2.13: event.user_irq); so kill() clears the marker only on kernels up
- * to 6.18 (measured: pg_regress's detail test on arm64 7.2.13, glibc
- * 2.43's V2 area).  A POSIX timer's signal arrives through the timer
+ * out of that system call, and with a V2 registration (glibc 2.41 and
+ * later) Linux 6.19 and later (every 7.x) look at rseq_cs at delivery only
+ * when the thread came from user space through an interrupt or exception
+ * (rseq_signal_deliver in include/linux/rseq.h, 7.2.13: event.user_irq;
+ * a legacy registration is looked at on every delivery); so kill() clears
+ * the marker on a V2 area only on kernels up to 6.18 (measured:
+ * pg_regress's detail test on arm64 7.2.13, glibc 2.43's V2 area).  A POSIX timer's signal arrives through the timer
  * interrupt, or the reschedule interrupt of another CPU, while this thread
  * spins, which every kernel with rseq handles like a preemption.
  *
