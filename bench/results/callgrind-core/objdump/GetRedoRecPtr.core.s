@@ -54,7 +54,7 @@
 	test   %cl,%cl
 	jne    <GetRedoRecPtr+0x53>
 	mov    (%rip),%rax  # <PgRseq+0x10>
-	addq   $0x1,0x18(%rax)
+	addq   $0x1,0x20(%rax)
 	jmp    <GetRedoRecPtr+0x53>
 	nop
 	movb   $0x1,0x1c(%rax)
@@ -65,15 +65,15 @@
 	mov    (%rip),%rcx  # <PgRseq+0x10>
 	addq   $0x1,0x8(%rcx)
 	mov    (%rip),%rcx  # <PgRseq+0x10>
-	addq   $0x1,0x428(%rcx)
+	addq   $0x1,0x430(%rcx)
 	jmp    <GetRedoRecPtr+0xeb>
 	mov    (%rip),%rax  # <PgRseq+0x10>
-	addq   $0x1,0x10(%rax)
+	addq   $0x1,0x18(%rax)
 	mov    $0x1d7,%eax
 	syscall
 	cmp    $0x1,%rax
 	jne    <GetRedoRecPtr+0x53>
 	mov    (%rip),%rax  # <PgRseq+0x10>
-	addq   $0x1,0x20(%rax)
+	addq   $0x1,0x28(%rax)
 	jmp    <GetRedoRecPtr+0x53>
 

@@ -73,7 +73,7 @@
 	test   %cl,%cl
 	jne    <LWLockRelease+0xa6>
 	mov    (%rip),%rax  # <PgRseq+0x10>
-	addq   $0x1,0x18(%rax)
+	addq   $0x1,0x20(%rax)
 	jmp    <LWLockRelease+0xa6>
 	nopl   (%rax)
 	mov    %rbx,%rdi
@@ -90,15 +90,15 @@
 	cmp    %di,%cx
 	cmova  %edi,%ecx
 	movslq %ecx,%rcx
-	addq   $0x1,0x28(%rsi,%rcx,8)
+	addq   $0x1,0x30(%rsi,%rcx,8)
 	jmp    <LWLockRelease+0xfc>
 	mov    (%rip),%rax  # <PgRseq+0x10>
-	addq   $0x1,0x10(%rax)
+	addq   $0x1,0x18(%rax)
 	mov    $0x1d7,%eax
 	syscall
 	cmp    $0x1,%rax
 	jne    <LWLockRelease+0xa6>
 	mov    (%rip),%rax  # <PgRseq+0x10>
-	addq   $0x1,0x20(%rax)
+	addq   $0x1,0x28(%rax)
 	jmp    <LWLockRelease+0xa6>
 
