@@ -58,6 +58,6 @@ ext-check-$(1): ext-install-$(1) ext-meta-check | pg-run-user
 	  $(call ext_objdir,$(1)) $(call ext_workdir,$(1)) $(PG_RUN_USER)
 endef
 
-$(foreach f,stock patched patched-cassert core-cassert,$(eval $(call ext_rules,$(f))))
+$(foreach f,stock patched patched-cassert core core-cassert,$(eval $(call ext_rules,$(f))))
 
 CHECK_TARGETS += ext-check
