@@ -162,9 +162,10 @@ LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION pg_rseq_test_sleep_in_lwlocks(integer, integer) IS
 $$Test only (1.4.0). Inputs: n, number of LWLocks (0 to 64); sleeps (1 to 1000). Takes n LWLocks of tranche
 pg_rseq_test in exclusive mode, sleeps sleeps times 1 ms holding them, each sleep in a reported wait (wait event
-PgSleep, as pg_sleep reports it), and releases them. On the core series with a mode that counts, on Linux up to 6.18
-(which clears rseq_cs at every context switch) each sleep adds 1 to this backend's slept_while_holding and nothing to
-descheduled_while_holding (unless the kernel also preempts it while it holds them); from 6.19 on neither grows.
+PgSleep, as pg_sleep reports it), and releases them. On the core series with a mode that counts and n >= 1 (n = 0
+opens no section), on Linux up to 6.18 (which clears rseq_cs at every context switch) each sleep adds 1 to this
+backend's slept_while_holding and nothing to descheduled_while_holding (unless the kernel also preempts it while it
+holds them); from 6.19 on neither grows, unless the kernel's rseq debugging is on.
 Returns nothing. Not executable by PUBLIC, and superuser only even if GRANTed.
 Errors: n or sleeps NULL (22004), n outside 0..64 or sleeps outside 1..1000 (22023), caller not superuser (42501).$$;
 

@@ -166,6 +166,8 @@ constexpr size_t kTotalsSlept = kCounterColumns;
 constexpr size_t kTotalsDetail = kTotalsSlept + 1;
 constexpr size_t kTotalsStatsReset = kTotalsDetail + 1;
 constexpr size_t kTotalsColumns = kTotalsStatsReset + 1;
+/* PutVersionRow drops slept_while_holding and then detail at one index */
+static_assert(kTotalsDetail == kTotalsSlept + 1, "detail follows slept_while_holding");
 
 /*
  * pg_stat_rseq_tranche: tranche, lock_kind, acquisitions, then the five

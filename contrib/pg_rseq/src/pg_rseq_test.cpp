@@ -267,13 +267,13 @@ PG_RSEQ_FUNCTION(pg_rseq_test_signal_in_lwlocks)
  * mode, sleep `sleeps` (1 .. 1000) times 1 ms while holding them, each
  * sleep inside a reported wait (WAIT_EVENT_PG_SLEEP, as pg_sleep()
  * reports it), and release them, innermost first.  On the core series
- * with a mode that counts and a kernel that clears rseq_cs at voluntary
- * context switches (Linux up to 6.18), each sleep adds 1 to this
+ * with a mode that counts, n >= 1 and a kernel that clears rseq_cs at
+ * voluntary context switches (Linux up to 6.18), each sleep adds 1 to this
  * backend's slept_while_holding and none to descheduled_while_holding
  * (unless the kernel also preempts it while it holds them); from 6.19 on
- * neither grows.  Superuser only; n's errors as
- * pg_rseq_test_error_in_lwlocks; sleeps NULL (22004) or outside 1..1000
- * (22023).  pg_usleep() cannot raise an error, and neither can the wait
+ * neither grows, unless the kernel's rseq debugging is on.  Superuser
+ * only; n's errors as pg_rseq_test_error_in_lwlocks; sleeps NULL (22004)
+ * or outside 1..1000 (22023).  pg_usleep() cannot raise an error, and neither can the wait
  * reporting, so nothing unwinds while the locks are held.
  */
 PG_RSEQ_FUNCTION(pg_rseq_test_sleep_in_lwlocks)
