@@ -30,7 +30,10 @@
 #                   and isolation suites with rseq_slice_mode = measure
 #                   (lwlock_patch/core/measure.conf), pgindent (with
 #                   the tree's pg_bsd_indent) changes none of the series'
-#                   .c and .h files, lwlock_patch/core/check-startup-paths
+#                   .c and .h files, perltidy with PostgreSQL's
+#                   perltidyrc changes none of its .pl and .pm files
+#                   (perltidy 20250105, see perltidy-fetch below; a SKIP
+#                   line, not a step, where it cannot be fetched), lwlock_patch/core/check-startup-paths
 #                   (the path chosen under a faked 7.2 kernel, with the
 #                   yield refused as by a seccomp filter, without an rseq
 #                   area), the documentation is valid DocBook
@@ -49,7 +52,37 @@
 CORE_DEPS ?= libipc-run-perl libxml2-utils docbook-xml
 CORE_CHECK_TREE := $(call tree,core-cassert)
 
-.PHONY: core-build core-check core-deps postgres-core postgres-core-cassert
+.PHONY: core-build core-check core-deps postgres-core postgres-core-cassert perltidy-fetch
+
+# perltidy for the series' Perl files.  PostgreSQL 18 asks for perltidy
+# 20230309 (src/tools/pgindent/README), which no Debian suite has; Debian
+# trixie's 20250105 leaves PostgreSQL 18.6's own TAP files as they are
+# (src/tools/pgindent/pgperltidy over src/test/modules/test_misc and
+# src/bin/pg_basebackup changes nothing), so the check uses that version,
+# pinned: fetched with a private apt configuration and unpacked into
+# $(PERLTIDY_DIR) as glibc-fetch does with libc6 (the machine's own
+# perltidy, if any, is not used or touched).  A failed fetch leaves the
+# reason in $(PERLTIDY_DIR)/.pg_rseq-skip and does not fail.
+PERLTIDY_SUITE   ?= trixie
+PERLTIDY_VERSION ?= 20250105-1
+PERLTIDY_APT_DIR := $(BUILD)/apt-perltidy
+PERLTIDY_DIR     := $(BUILD)/perltidy
+PERLTIDY_APT_OPTS = $(subst $(APT_DIR)/,$(PERLTIDY_APT_DIR)/,$(APT_OPTS))
+
+perltidy-fetch:
+	@if [ -f $(PERLTIDY_DIR)/.pg_rseq-unpacked ]; then exit 0; fi; \
+	rm -rf $(PERLTIDY_DIR) && mkdir -p $(PERLTIDY_DIR) \
+	  $(PERLTIDY_APT_DIR)/state/lists/partial $(PERLTIDY_APT_DIR)/cache/archives/partial $(PERLTIDY_APT_DIR)/download; \
+	echo "deb $(DEBIAN_MIRROR) $(PERLTIDY_SUITE) main" > $(PERLTIDY_APT_DIR)/sources.list; \
+	$(call msg,apt-get update (private config in $(PERLTIDY_APT_DIR), $(PERLTIDY_SUITE) deb only)); \
+	log=$(PERLTIDY_APT_DIR)/fetch.log; \
+	if apt-get -q $(PERLTIDY_APT_OPTS) update > $$log 2>&1 && \
+	   (cd $(PERLTIDY_APT_DIR)/download && rm -f ./*.deb && apt-get -q $(PERLTIDY_APT_OPTS) download perltidy=$(PERLTIDY_VERSION)) >> $$log 2>&1; then \
+	  deb=$$(ls $(PERLTIDY_APT_DIR)/download/perltidy_*.deb | head -1); \
+	  dpkg-deb -x $$deb $(PERLTIDY_DIR) && basename $$deb > $(PERLTIDY_DIR)/.pg_rseq-unpacked; \
+	else \
+	  echo "could not fetch Debian $(PERLTIDY_SUITE)'s perltidy $(PERLTIDY_VERSION) ($$(grep -m1 -E '^(E|W|Err):' $$log || tail -1 $$log); log: $$log)" > $(PERLTIDY_DIR)/.pg_rseq-skip; \
+	fi
 
 core-deps:
 	@$(call apt_install,$(CORE_DEPS))
@@ -71,13 +104,13 @@ core-build: $(PG_CORE_CASSERT_STAMP)
 	  || { echo "*** configure did not enable rseq slice sections in $(CORE_CHECK_TREE)" >&2; exit 1; }
 
 ifeq ($(PG_MAJOR),18)
-core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
+core-check: core-build $(PG_STOCK_STAMP) perltidy-fetch | pg-run-user
 	@$(take_lock); \
 	$(call give_to_pg_user,$(CORE_CHECK_TREE)); \
 	cd $(CORE_CHECK_TREE); pass=0; fail=0; \
 	run() { name=$$1; shift; $(call msg,core-check: $$name); \
 	  if $(AS_PG_USER) env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$$@" > .pg_rseq-$$name.log 2>&1; then \
-	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|check-startup-paths:|^pgindent:' .pg_rseq-$$name.log | tail -3 || true; \
+	    pass=$$((pass + 1)); grep -E '^# All|^Result|^ok [0-9]+ +- |check-prologues:|check-compiled-out:|check-startup-paths:|^pgindent:|^perltidy:' .pg_rseq-$$name.log | tail -3 || true; \
 	  else \
 	    fail=$$((fail + 1)); tail -n 40 .pg_rseq-$$name.log; \
 	    find . -name regression.diffs -newer .pg_rseq-$$name.log -exec cat {} + 2>/dev/null | head -200; \
@@ -88,6 +121,9 @@ core-check: core-build $(PG_STOCK_STAMP) | pg-run-user
 	run regress env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/regress check; \
 	run isolation env TEMP_CONFIG=$(PATCH_DIR)/core/measure.conf make -C src/test/isolation check; \
 	run pgindent sh -c 'make -C src/tools/pg_bsd_indent > /dev/null && files=$$(sed -n "s|^+++ b/\(.*\.[ch]\)$$|\1|p" $(CORE_PATCHES) | sort -u) && src/tools/pgindent/pgindent --indent=src/tools/pg_bsd_indent/pg_bsd_indent --diff $$files > .pg_rseq-pgindent.diff && if [ -s .pg_rseq-pgindent.diff ]; then cat .pg_rseq-pgindent.diff; exit 1; fi; echo "pgindent: $$(echo $$files | wc -w) files of the series unchanged"'; \
+	if [ -f $(PERLTIDY_DIR)/.pg_rseq-unpacked ]; then \
+	  run perltidy sh -c 'files=$$(sed -n "s|^+++ b/\(.*\.p[lm]\)$$|\1|p" $(CORE_PATCHES) | sort -u) && bad=0 && for f in $$files; do PERL5LIB=$(PERLTIDY_DIR)/usr/share/perl5 $(PERLTIDY_DIR)/usr/bin/perltidy --profile=src/tools/pgindent/perltidyrc -st -se $$f | diff -u $$f - || bad=1; done; [ $$bad = 0 ] && echo "perltidy: $$(echo $$files | wc -w) Perl files of the series unchanged ($$(cat $(PERLTIDY_DIR)/.pg_rseq-unpacked))"'; \
+	else echo "core-check: perltidy SKIP: $$(cat $(PERLTIDY_DIR)/.pg_rseq-skip 2>/dev/null)"; fi; \
 	run startup-paths $(PATCH_DIR)/core/check-startup-paths $(call prefix,core-cassert)/bin $(CORE_CHECK_TREE)/.pg_rseq-startup-paths; \
 	run sgml make -C doc/src/sgml check; \
 	run prologues $(PATCH_DIR)/core/check-prologues $(CORE_CHECK_TREE) $(call tree,stock) $(CORE_CHECK_TREE)/.pg_rseq-prologues; \
