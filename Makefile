@@ -292,6 +292,32 @@ APT_OPTS = -o Dir::Etc::sourcelist=$(APT_DIR)/sources.list \
            -o Dir::Cache=$(APT_DIR)/cache \
            -o APT::Sandbox::User=root
 
+# $(call deb_fetch,SUITE,PACKAGE[=VERSION],APT_DIR,DEST): one binary package
+# of Debian's SUITE downloaded with a private apt configuration in APT_DIR
+# (APT_OPTS pointed there: the machine's sources, lists and cache are not
+# used or touched) and unpacked (dpkg-deb -x, not installed) into DEST,
+# once: DEST/.pg_rseq-unpacked holds the package's file name.  A failed
+# update or download does not fail the make: DEST/.pg_rseq-skip holds the
+# reason (apt's first E:/W:/Err: line and APT_DIR/fetch.log), for the
+# caller's SKIP line.  Used by glibc-fetch (tests/tests.mk) and
+# perltidy-fetch (lwlock_patch/lwlock_patch.mk).
+define deb_fetch
+if [ -f $(4)/.pg_rseq-unpacked ]; then exit 0; fi; \
+opts="$(subst $(APT_DIR)/,$(3)/,$(APT_OPTS))"; pkg=$(firstword $(subst =, ,$(2))); \
+rm -rf $(4) && mkdir -p $(4) $(3)/state/lists/partial $(3)/cache/archives/partial $(3)/download; \
+echo "deb $(DEBIAN_MIRROR) $(1) main" > $(3)/sources.list; \
+$(call msg,apt-get update (private config in $(3), $(1) deb only)); \
+log=$(3)/fetch.log; \
+if apt-get -q $$opts update > $$log 2>&1 && \
+   (cd $(3)/download && rm -f ./*.deb && apt-get -q $$opts download $(2)) >> $$log 2>&1; then \
+  deb=$$(ls $(3)/download/$${pkg}_*.deb | head -1); \
+  $(call msg,unpacking $$(basename $$deb) into $(4)); \
+  dpkg-deb -x $$deb $(4) && basename $$deb > $(4)/.pg_rseq-unpacked; \
+else \
+  echo "could not fetch Debian $(1)'s $(2) ($$(grep -m1 -E '^(E|W|Err):' $$log || tail -1 $$log); log: $$log)" > $(4)/.pg_rseq-skip; \
+fi
+endef
+
 # ---------------------------------------------------------------------------
 # Patched source staging: pristine + lwlock_patch/*.patch (sorted) + copies
 # ---------------------------------------------------------------------------

@@ -60,29 +60,16 @@ CORE_CHECK_TREE := $(call tree,core-cassert)
 # (src/tools/pgindent/pgperltidy over src/test/modules/test_misc and
 # src/bin/pg_basebackup changes nothing), so the check uses that version,
 # pinned: fetched with a private apt configuration and unpacked into
-# $(PERLTIDY_DIR) as glibc-fetch does with libc6 (the machine's own
+# $(PERLTIDY_DIR) by deb_fetch (Makefile), as glibc-fetch does with libc6 (the machine's own
 # perltidy, if any, is not used or touched).  A failed fetch leaves the
 # reason in $(PERLTIDY_DIR)/.pg_rseq-skip and does not fail.
 PERLTIDY_SUITE   ?= trixie
 PERLTIDY_VERSION ?= 20250105-1
 PERLTIDY_APT_DIR := $(BUILD)/apt-perltidy
 PERLTIDY_DIR     := $(BUILD)/perltidy
-PERLTIDY_APT_OPTS = $(subst $(APT_DIR)/,$(PERLTIDY_APT_DIR)/,$(APT_OPTS))
 
 perltidy-fetch:
-	@if [ -f $(PERLTIDY_DIR)/.pg_rseq-unpacked ]; then exit 0; fi; \
-	rm -rf $(PERLTIDY_DIR) && mkdir -p $(PERLTIDY_DIR) \
-	  $(PERLTIDY_APT_DIR)/state/lists/partial $(PERLTIDY_APT_DIR)/cache/archives/partial $(PERLTIDY_APT_DIR)/download; \
-	echo "deb $(DEBIAN_MIRROR) $(PERLTIDY_SUITE) main" > $(PERLTIDY_APT_DIR)/sources.list; \
-	$(call msg,apt-get update (private config in $(PERLTIDY_APT_DIR), $(PERLTIDY_SUITE) deb only)); \
-	log=$(PERLTIDY_APT_DIR)/fetch.log; \
-	if apt-get -q $(PERLTIDY_APT_OPTS) update > $$log 2>&1 && \
-	   (cd $(PERLTIDY_APT_DIR)/download && rm -f ./*.deb && apt-get -q $(PERLTIDY_APT_OPTS) download perltidy=$(PERLTIDY_VERSION)) >> $$log 2>&1; then \
-	  deb=$$(ls $(PERLTIDY_APT_DIR)/download/perltidy_*.deb | head -1); \
-	  dpkg-deb -x $$deb $(PERLTIDY_DIR) && basename $$deb > $(PERLTIDY_DIR)/.pg_rseq-unpacked; \
-	else \
-	  echo "could not fetch Debian $(PERLTIDY_SUITE)'s perltidy $(PERLTIDY_VERSION) ($$(grep -m1 -E '^(E|W|Err):' $$log || tail -1 $$log); log: $$log)" > $(PERLTIDY_DIR)/.pg_rseq-skip; \
-	fi
+	@$(call deb_fetch,$(PERLTIDY_SUITE),perltidy=$(PERLTIDY_VERSION),$(PERLTIDY_APT_DIR),$(PERLTIDY_DIR))
 
 core-deps:
 	@$(call apt_install,$(CORE_DEPS))

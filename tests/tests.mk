@@ -135,28 +135,13 @@ GLIBC_SUITE   ?= sid
 GLIBC_PACKAGE ?= libc6
 GLIBC_APT_DIR := $(BUILD)/apt-glibc
 GLIBC_DIR     := $(BUILD)/glibc-$(GLIBC_SUITE)
-# The top-level Makefile's private apt options, pointed at our own folder.
-GLIBC_APT_OPTS = $(subst $(APT_DIR)/,$(GLIBC_APT_DIR)/,$(APT_OPTS))
 
 .PHONY: glibc-check glibc-fetch clean-glibc
 
-# Fetch and unpack once (the stamp holds the package file name); a failed
-# fetch leaves $(GLIBC_DIR)/.pg_rseq-skip with the reason and does not fail.
+# Fetch and unpack once (deb_fetch, Makefile); a failed fetch leaves
+# $(GLIBC_DIR)/.pg_rseq-skip with the reason and does not fail.
 glibc-fetch:
-	@if [ -f $(GLIBC_DIR)/.pg_rseq-unpacked ]; then exit 0; fi; \
-	rm -rf $(GLIBC_DIR) && mkdir -p $(GLIBC_DIR) \
-	  $(GLIBC_APT_DIR)/state/lists/partial $(GLIBC_APT_DIR)/cache/archives/partial $(GLIBC_APT_DIR)/download; \
-	echo "deb $(DEBIAN_MIRROR) $(GLIBC_SUITE) main" > $(GLIBC_APT_DIR)/sources.list; \
-	$(call msg,apt-get update (private config in $(GLIBC_APT_DIR), $(GLIBC_SUITE) deb only)); \
-	log=$(GLIBC_APT_DIR)/fetch.log; \
-	if apt-get -q $(GLIBC_APT_OPTS) update > $$log 2>&1 && \
-	   (cd $(GLIBC_APT_DIR)/download && rm -f ./*.deb && apt-get -q $(GLIBC_APT_OPTS) download $(GLIBC_PACKAGE)) >> $$log 2>&1; then \
-	  deb=$$(ls $(GLIBC_APT_DIR)/download/$(GLIBC_PACKAGE)_*.deb | head -1); \
-	  $(call msg,unpacking $$(basename $$deb) into $(GLIBC_DIR)); \
-	  dpkg-deb -x $$deb $(GLIBC_DIR) && basename $$deb > $(GLIBC_DIR)/.pg_rseq-unpacked; \
-	else \
-	  echo "could not fetch Debian $(GLIBC_SUITE)'s $(GLIBC_PACKAGE) ($$(grep -m1 -E '^(E|W|Err):' $$log || tail -1 $$log); log: $$log)" > $(GLIBC_DIR)/.pg_rseq-skip; \
-	fi
+	@$(call deb_fetch,$(GLIBC_SUITE),$(GLIBC_PACKAGE),$(GLIBC_APT_DIR),$(GLIBC_DIR))
 
 glibc-check: ext-install-$(GLIBC_FLAVOR) unit-build glibc-fetch | pg-run-user
 	@$(call msg,rseq registration with glibc $(GLIBC_SUITE) and the host's on $(GLIBC_FLAVOR))
