@@ -11,7 +11,8 @@
 #   hogs_resume    SIGCONT to every hog (right before a counted run)
 #   hogs_pause     SIGSTOP to every hog (right after it)
 #   hogs_stop      kills and reaps every hog; HOG_PIDS is empty afterwards.
-#                  Callers set `trap hogs_stop EXIT`.
+#                  Callers set `trap hogs_stop EXIT`; it keeps the
+#                  caller's exit status.
 # All four return 0; signals to hogs that are already gone are ignored.
 #
 # Huge pages (huge_pages = on): a hugetlb mapping reserves its pages when it
@@ -43,7 +44,9 @@ hogs_stop() {
     if [ ${#HOG_PIDS[@]} -gt 0 ]; then
         kill "${HOG_PIDS[@]}" 2>/dev/null
         kill -CONT "${HOG_PIDS[@]}" 2>/dev/null
-        wait "${HOG_PIDS[@]}" 2>/dev/null
+        # the hogs end by SIGTERM: wait returns 143, which must not become
+        # the caller's exit status (set -e, or an EXIT trap's last command)
+        wait "${HOG_PIDS[@]}" 2>/dev/null || true
     fi
     HOG_PIDS=()
     return 0
