@@ -92,7 +92,7 @@ bench-build: bench-deps $(PG_STOCK_STAMP)
 bench: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock ext-install-patched | pg-run-user
 	@$(BENCH_RUN) $(BENCH_ARGS)
 
-bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock ext-install-patched | pg-run-user
+bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) $(CORE_STAGE_STAMP) ext-install-stock ext-install-patched | pg-run-user
 	@rm -rf $(BENCH_CHECK_OUT) && mkdir -p $(BENCH_CHECK_OUT)
 	@$(call msg,bench-check: statistics self-test)
 	@$(BENCH_RUN) --self-test > $(BENCH_CHECK_OUT)/self-test.txt || { cat $(BENCH_CHECK_OUT)/self-test.txt; exit 1; }
@@ -131,6 +131,15 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) ext-install-stock 
 	  { cat $$d/patch.log; echo "bench-check: bench/callgrind/wired-dispatch.diff no longer applies to lwlock_patch/rseq_slice.h and rseq_lock.h: update it"; exit 1; }; \
 	  n=$$(cat $$d/src/include/storage/rseq_lock.h $$d/src/include/port/rseq_slice.h | grep -c PG_RSEQ_WIRED_PATH); \
 	  [ "$$n" -ge 4 ] || { echo "bench-check: wired-dispatch.diff applied but PG_RSEQ_WIRED_PATH appears $$n times"; exit 1; }
+	@$(call msg,bench-check: build-variant: usage errors (exit 2); the variant patches apply to the core series' tree)
+	@for a in "" "--name x" "--patch /nonexistent-patch --name x" "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch --name X" \
+	         "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch" "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch --name x --build /nonexistent-build-dir" "--bogus"; do \
+	  rc=0; $(CURDIR)/bench/build-variant $$a > /dev/null 2>&1 || rc=$$?; \
+	  [ $$rc = 2 ] || { echo "bench-check: bench/build-variant $$a exited $$rc, not 2"; exit 1; }; \
+	done; for p in bench/kernel-lab/core-wake-first.patch bench/callgrind/core-scan-section.patch; do \
+	  patch -d $(CORE_STAGE_DIR) -p1 --dry-run --forward --quiet < $(CURDIR)/$$p > /dev/null 2>&1 || \
+	  { echo "bench-check: $$p no longer applies to the core series' tree ($(CORE_STAGE_DIR)): update it"; exit 1; }; \
+	done
 	@$(call msg,bench-check: bench/run --quick (stock vs patched:auto))
 	@SECONDS=0; $(BENCH_RUN) --quick --out $(BENCH_CHECK_OUT)/quick; \
 	  $(call msg,bench-check: --quick took $${SECONDS}s)
