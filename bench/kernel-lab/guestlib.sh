@@ -20,7 +20,9 @@
 # faults them in, so the pages a new mapping can have are Free - Rsvd
 # (Linux Documentation/admin-guide/mm/hugetlbpage.rst).
 #   hp_free        prints that number, in huge pages, from $HP_MEMINFO
-#                  (default /proc/meminfo; check-lab passes a copy)
+#                  (default /proc/meminfo; check-lab passes a copy); status
+#                  1 with a message if either line is missing or not a
+#                  count, or Rsvd exceeds Free
 #   hp_need SERVER prints the huge pages SERVER's shared memory needs
 #                  (postgres -C shared_memory_size_in_huge_pages, which
 #                  PostgreSQL 15 and later compute without starting); status
@@ -38,12 +40,14 @@ hogs_start() {
     for ((i = 0; i < $1; i++)); do bash -c 'while :; do :; done' & HOG_PIDS+=($!); done
     hogs_pause
 }
-hogs_pause() { [ ${#HOG_PIDS[@]} -eq 0 ] || kill -STOP "${HOG_PIDS[@]}" 2>/dev/null; return 0; }
-hogs_resume() { [ ${#HOG_PIDS[@]} -eq 0 ] || kill -CONT "${HOG_PIDS[@]}" 2>/dev/null; return 0; }
+# (kill fails when no hog is left to signal: || true, so that set -e callers
+# go on)
+hogs_pause() { [ ${#HOG_PIDS[@]} -eq 0 ] || kill -STOP "${HOG_PIDS[@]}" 2>/dev/null || true; return 0; }
+hogs_resume() { [ ${#HOG_PIDS[@]} -eq 0 ] || kill -CONT "${HOG_PIDS[@]}" 2>/dev/null || true; return 0; }
 hogs_stop() {
     if [ ${#HOG_PIDS[@]} -gt 0 ]; then
-        kill "${HOG_PIDS[@]}" 2>/dev/null
-        kill -CONT "${HOG_PIDS[@]}" 2>/dev/null
+        kill "${HOG_PIDS[@]}" 2>/dev/null || true
+        kill -CONT "${HOG_PIDS[@]}" 2>/dev/null || true
         # the hogs end by SIGTERM: wait returns 143, which must not become
         # the caller's exit status (set -e, or an EXIT trap's last command)
         wait "${HOG_PIDS[@]}" 2>/dev/null || true
@@ -53,7 +57,10 @@ hogs_stop() {
 }
 
 hp_free() {
-    awk '/^HugePages_Free:/ { f = $2 } /^HugePages_Rsvd:/ { r = $2 } END { print f - r }' "${HP_MEMINFO:-/proc/meminfo}"
+    local m=${HP_MEMINFO:-/proc/meminfo}
+    awk '/^HugePages_Free:/ { f = $2 } /^HugePages_Rsvd:/ { r = $2 }
+         END { if (f !~ /^[0-9]+$/ || r !~ /^[0-9]+$/ || r + 0 > f + 0) exit 1; print f - r }' "$m" 2>/dev/null \
+        || { say "$m has no usable HugePages_Free and HugePages_Rsvd lines"; return 1; }
 }
 hp_need() {
     local need
@@ -64,9 +71,9 @@ hp_need() {
 hp_reserve() {
     local need have
     need=$(hp_need "$1") || return 1
-    have=$(hp_free)
+    have=$(hp_free) || return 1
     [ "$have" -ge "$need" ] && return 0
     echo $(($(cat /proc/sys/vm/nr_hugepages) + need - have)) > /proc/sys/vm/nr_hugepages
-    have=$(hp_free)
+    have=$(hp_free) || return 1
     [ "$have" -ge "$need" ] || { say "cannot reserve $need huge pages for the $1 server: $have free after raising vm.nr_hugepages to $(cat /proc/sys/vm/nr_hugepages)"; return 1; }
 }
