@@ -133,7 +133,7 @@ bench-check: bench-deps $(PG_STOCK_STAMP) $(PG_PATCHED_STAMP) $(CORE_STAGE_STAMP
 	  [ "$$n" -ge 4 ] || { echo "bench-check: wired-dispatch.diff applied but PG_RSEQ_WIRED_PATH appears $$n times"; exit 1; }
 	@$(call msg,bench-check: build-variant: usage errors (exit 2); the variant patches apply to the core series' tree)
 	@for a in "" "--name x" "--patch /nonexistent-patch --name x" "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch --name X" \
-	         "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch" "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch --name x --build /nonexistent-build-dir" "--bogus"; do \
+	         "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch" "--patch $(CURDIR)/bench/callgrind/core-scan-section.patch --name x --build /nonexistent-build-dir" "--bogus" "--patch --name x"; do \
 	  rc=0; $(CURDIR)/bench/build-variant $$a > /dev/null 2>&1 || rc=$$?; \
 	  [ $$rc = 2 ] || { echo "bench-check: bench/build-variant $$a exited $$rc, not 2"; exit 1; }; \
 	done; for p in bench/kernel-lab/core-wake-first.patch bench/callgrind/core-scan-section.patch; do \
